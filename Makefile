@@ -1,0 +1,28 @@
+# The user's verbs. `make run` measures, `make test` checks; both install what is missing first.
+BUILD  ?= build
+JOBS   ?= $(shell nproc)
+# plots/plot.py runs under the project venv when setup had to make one (deferred: setup runs first).
+PYTHON  = $(if $(wildcard .venv/bin/python3),.venv/bin/python3,python3)
+GENERATOR := $(if $(shell command -v ninja),-G Ninja)
+
+.PHONY: setup build run test plots clean
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# On a Hopper GPU: the ladder writes results/<gpu>.json, then the plots are drawn from it.
+run: build
+	@scripts/run.sh "$(BUILD)" "$(PYTHON)"
+
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+plots: setup
+	@scripts/plots.sh "$(PYTHON)"
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,153 @@
+#include "common/bench.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "common/check.h"
+#include "common/cublas.h"
+#include "common/fill.h"
+#include "common/gpu.h"
+#include "common/stats.h"
+
+namespace matmul {
+
+namespace {
+
+size_t elements(int64_t rows, int64_t cols) { return size_t(rows) * size_t(cols); }
+
+// Refuses a bad shape before any buffer is sized from it.
+Shape validated(Shape s) {
+  validate_shape(s);
+  return s;
+}
+
+}  // namespace
+
+Workspace::Workspace(DType t, Shape s)
+    : dtype_(t),
+      shape_(validated(s)),
+      a_(elements(s.m, s.k) * dtype_bytes),
+      b_(elements(s.n, s.k) * dtype_bytes),
+      c_((elements(s.m, s.n) + guard_elements) * dtype_bytes),
+      c_first_(elements(s.m, s.n) * dtype_bytes),
+      c_cublas_(elements(s.m, s.n) * dtype_bytes),
+      ref_(elements(s.m, s.n) * sizeof(float)) {
+  new_inputs();
+}
+
+void Workspace::new_inputs() {
+  const float scale = input_scale(shape_.k);
+  fill_uniform(a_.get(), elements(shape_.m, shape_.k), dtype_, scale, fresh_seed());
+  fill_uniform(b_.get(), elements(shape_.n, shape_.k), dtype_, scale, fresh_seed());
+  cublas_reference(dtype_, a_.get(), b_.get(), static_cast<float*>(ref_.get()), int(shape_.m), int(shape_.n),
+                   int(shape_.k));
+}
+
+void Workspace::run(const Version& v, void* c, cudaStream_t stream) const {
+  v.run(dtype_, a_.get(), b_.get(), c, int(shape_.m), int(shape_.n), int(shape_.k), stream);
+}
+
+void Workspace::poison_c() {
+  const size_t count = elements(shape_.m, shape_.n);
+  fill_bits(c_.get(), count, poison_bits);
+  fill_bits(static_cast<uint16_t*>(c_.get()) + count, guard_elements, guard_bits);
+}
+
+Verification Workspace::verify(const Version& v) {
+  const size_t count = elements(shape_.m, shape_.n);
+  const void* guard = static_cast<const uint16_t*>(c_.get()) + count;
+
+  poison_c();
+  run(v, c_.get());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  Verification result = compare_to_reference(dtype_, c_.get(), static_cast<const float*>(ref_.get()), count);
+  result.guard_damage = count_not_equal(guard, guard_elements, guard_bits);
+
+  CUDA_CHECK(cudaMemcpy(c_first_.get(), c_.get(), count * dtype_bytes, cudaMemcpyDeviceToDevice));
+  poison_c();
+  run(v, c_.get());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  result.rerun_differences = count_differences(c_.get(), c_first_.get(), count);
+  result.guard_damage += count_not_equal(guard, guard_elements, guard_bits);
+  return result;
+}
+
+Timings Workspace::time(const Version& v, const TimingFlags& t) {
+  return time_interleaved([&](cudaStream_t s) { run(v, c_.get(), s); },
+                          [&](cudaStream_t s) { run(cublas_version(), c_cublas_.get(), s); }, t.warmup, t.iters);
+}
+
+RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check) {
+  Workspace w(t, s);
+  RunRecord r;
+  r.version = v.name;
+  r.technique = v.technique;
+  r.dtype = t;
+  r.m = s.m, r.n = s.n, r.k = s.k;
+  r.config = v.config;
+  if (check) {
+    const Verification result = w.verify(v);
+    r.rel_err = result.rel_err;
+    r.pass = result.pass();
+    if (!result.pass()) std::cerr << v.name << ": FAIL: " << result.failure() << "\n";
+  }
+  const Timings times = w.time(v, timing);
+  const Stats ms = summarize(times.version_ms);
+  const Stats cublas_ms = summarize(times.baseline_ms);
+  r.ms_median = ms.median, r.ms_min = ms.min, r.ms_max = ms.max;
+  r.tflops = s.flops() / (ms.median * 1e-3) / 1e12;
+  r.cublas_ms_median = cublas_ms.median;
+  r.ratio_vs_cublas = cublas_ms.median / ms.median;
+  return r;
+}
+
+std::string table_header() {
+  char line[200];
+  std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10s %10s %10s %8s %9s %9s  %s", "version", "m x n x k", "dtype",
+                "median ms", "min ms", "max ms", "TFLOPS", "vs cuBLAS", "rel_err", "result");
+  return line;
+}
+
+std::string table_row(const RunRecord& r) {
+  char shape[64], err[16], line[240];
+  std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r.m, (long long)r.n, (long long)r.k);
+  if (r.rel_err) std::snprintf(err, sizeof err, "%.2e", *r.rel_err);
+  else std::snprintf(err, sizeof err, "-");
+  const char* verdict = !r.pass ? "UNCHECKED" : *r.pass ? "PASS" : "FAIL";
+  std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10.3f %10.3f %10.3f %8.1f %8.3fx %9s  %s", r.version.c_str(),
+                shape, dtype_name(r.dtype), r.ms_median, r.ms_min, r.ms_max, r.tflops, r.ratio_vs_cublas, err, verdict);
+  return line;
+}
+
+int run_cli(const Version& v, int argc, char** argv) {
+  return run_guarded(v.name, [&] {
+    const Options o = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (o.help) {
+      std::cout << usage(argv[0]);
+      return int(exit_pass);
+    }
+    const DeviceInfo device = query_device();
+    require_hopper(device);
+    const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check);
+    std::cout << table_header() << "\n" << table_row(r) << std::endl;
+    if (!o.json.empty()) write_results(o.json, Results{device, git_commit(), utc_now(), {r}, {}});
+    return int(r.pass.value_or(true) ? exit_pass : exit_wrong_result);
+  });
+}
+
+int run_guarded(const std::string& program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::invalid_argument& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return exit_bad_arguments;
+  } catch (const NoUsableGpu& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return exit_no_gpu;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return exit_wrong_result;
+  }
+}
+
+}  // namespace matmul

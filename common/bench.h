@@ -1,0 +1,60 @@
+// The harness: check a version against the cuBLAS reference, time it against cuBLAS in the same
+// process, report. Used by every version binary, the ladder and the GPU tests.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "common/cli.h"
+#include "common/device_buffer.h"
+#include "common/problem.h"
+#include "common/results.h"
+#include "common/timing.h"
+#include "common/verify.h"
+#include "common/version.h"
+
+namespace matmul {
+
+// Device buffers for one problem: A and B, the version's C followed by its guard band, a copy of
+// C for the rerun comparison, cuBLAS's C, and the fp32 reference.
+class Workspace {
+ public:
+  Workspace(DType t, Shape s);
+
+  // Fresh random A and B (a new seed every call) and their fp32 reference.
+  void new_inputs();
+
+  // Runs `v` twice on the current inputs, each time into a freshly poisoned C, and checks
+  // the result, the guard band and that both runs agree bit for bit.
+  Verification verify(const Version& v);
+
+  // `warmup` + `iters` launches of `v`, each paired with a cuBLAS launch.
+  Timings time(const Version& v, const TimingFlags& t);
+
+  // C as the last run left it (m·n elements of the dtype).
+  const void* c() const { return c_.get(); }
+  const void* a() const { return a_.get(); }
+  const void* b() const { return b_.get(); }
+
+ private:
+  void run(const Version& v, void* c, cudaStream_t stream = nullptr) const;
+  void poison_c();
+
+  DType dtype_;
+  Shape shape_;
+  DeviceBuffer a_, b_, c_, c_first_, c_cublas_, ref_;
+};
+
+// Verifies (unless check is false) on fresh inputs, then times against cuBLAS.
+RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check);
+
+std::string table_header();
+std::string table_row(const RunRecord& r);
+
+// The whole of a version binary's main(): parse, check the GPU, benchmark, print, exit code.
+int run_cli(const Version& v, int argc, char** argv);
+
+// Runs body and maps exceptions to one line on stderr and an exit code: bad input 2,
+// no usable GPU 3, anything else 1.
+int run_guarded(const std::string& program, const std::function<int()>& body);
+
+}  // namespace matmul

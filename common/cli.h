@@ -1,0 +1,51 @@
+// Command-line parsing for the version binaries and the ladder. Pure host code: bad arguments
+// are refused here, before any CUDA call, by std::invalid_argument naming the value and the rule.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/dtype.h"
+#include "common/problem.h"
+
+namespace matmul {
+
+// Exit codes of every binary (DESIGN.md).
+enum ExitCode { exit_pass = 0, exit_wrong_result = 1, exit_bad_arguments = 2, exit_no_gpu = 3 };
+
+inline constexpr int min_iters = 20;  // medians come from at least this many timed launches
+
+struct TimingFlags {
+  int warmup = 10;
+  int iters = 30;
+};
+
+// A version binary: build/bin/v0_naive --size 4096 --dtype bf16
+struct Options {
+  Shape shape{8192, 8192, 8192};
+  DType dtype = DType::fp16;
+  TimingFlags timing;
+  bool check = true;
+  std::string json;  // write the result here too
+  bool help = false;
+};
+
+// The ladder: every registered version and cuBLAS over a set of square sizes.
+struct LadderOptions {
+  std::vector<std::string> versions;  // empty: all
+  std::vector<int64_t> sizes{512, 1024, 2048, 4096, 8192, 16384};
+  std::vector<DType> dtypes{DType::fp16, DType::bf16};
+  TimingFlags timing;
+  double budget_s = 30;  // a run predicted to take longer than this is skipped
+  std::string out;       // default: results/<gpu>.json
+  bool list = false;
+  bool help = false;
+};
+
+Options parse_options(const std::vector<std::string>& args);
+LadderOptions parse_ladder_options(const std::vector<std::string>& args);
+
+std::string usage(const std::string& program);
+std::string ladder_usage(const std::string& program);
+
+}  // namespace matmul

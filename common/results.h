@@ -1,0 +1,58 @@
+// The results file (DESIGN.md, "Results JSON"): the contract between runs, plots and docs.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/dtype.h"
+#include "common/gpu.h"
+#include "common/version.h"
+
+namespace matmul {
+
+struct RunRecord {
+  std::string version, technique;
+  DType dtype = DType::fp16;
+  int64_t m = 0, n = 0, k = 0;
+  double ms_median = 0, ms_min = 0, ms_max = 0, tflops = 0;
+  double cublas_ms_median = 0, ratio_vs_cublas = 0;
+  std::optional<double> rel_err;  // absent (null) when the run was not checked
+  std::optional<bool> pass;       // likewise
+  std::vector<Param> config;
+};
+
+// A run the ladder left out, and why (a version too slow for a size).
+struct SkippedRun {
+  std::string version;
+  DType dtype = DType::fp16;
+  int64_t m = 0, n = 0, k = 0;
+  std::string reason;
+};
+
+struct Results {
+  DeviceInfo device;
+  std::string git;   // commit the binaries were built from
+  std::string date;  // UTC, ISO 8601
+  std::vector<RunRecord> runs;
+  std::vector<SkippedRun> skipped;
+};
+
+std::string to_json_text(const Results& r);
+
+// Throws std::invalid_argument naming what is missing or malformed.
+Results parse_results(const std::string& text);
+
+// Writes to a temporary file beside `path`, then renames it over `path`: a crash never leaves
+// half a file, and an earlier file survives until the new one is complete.
+void write_results(const std::string& path, const Results& r);
+
+Results read_results(const std::string& path);
+
+// The checkout's commit ("a1b2c3d", with "-dirty" for uncommitted changes), or "unknown".
+std::string git_commit();
+
+// Now, as "2026-11-29T09:30:00Z".
+std::string utc_now();
+
+}  // namespace matmul

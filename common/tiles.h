@@ -1,0 +1,15 @@
+// Tile arithmetic shared by every launcher (host and device).
+#pragma once
+#include <cuda_runtime.h>  // __host__ __device__ in host-only translation units
+
+#include <cstdint>
+
+namespace matmul {
+
+// Number of size-`tile` pieces needed to cover `extent`, the last one possibly partial.
+template <typename I>
+__host__ __device__ constexpr I ceil_div(I extent, I tile) {
+  return (extent + tile - 1) / tile;
+}
+
+}  // namespace matmul

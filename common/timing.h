@@ -1,0 +1,20 @@
+// Timing with CUDA events: every launch timed on its own, the version and the baseline
+// interleaved launch by launch so that clock drift and throttling hit both alike.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <vector>
+
+namespace matmul {
+
+struct Timings {
+  std::vector<float> version_ms, baseline_ms;
+};
+
+// `warmup` untimed launches of each, then `iters` timed pairs: version, baseline, version, ...
+Timings time_interleaved(const std::function<void(cudaStream_t)>& version,
+                         const std::function<void(cudaStream_t)>& baseline, int warmup, int iters,
+                         cudaStream_t stream = nullptr);
+
+}  // namespace matmul

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Draws the plots from every results file there is, if plots/plot.py exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${1:-python3}
+
+[ -f plots/plot.py ] || { echo "plots: plots/plot.py not there yet; no plots drawn"; exit 0; }
+shopt -s nullglob
+files=(results/*.json)
+[ ${#files[@]} -gt 0 ] || { echo "plots: no results/*.json yet; run 'make run' on a Hopper GPU"; exit 0; }
+for f in "${files[@]}"; do
+  "$python" plots/plot.py "$f" --out "plots/$(basename "$f" .json)"
+done

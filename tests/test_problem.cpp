@@ -1,0 +1,42 @@
+// Problem validation, in the shared layer and through each version's library API.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "common/problem.h"
+#include "matmul_versions.h"
+
+using namespace matmul;
+using Catch::Matchers::ContainsSubstring;
+
+TEST_CASE("valid shapes pass validation") {
+  for (const Shape s : {Shape{1, 1, 8}, Shape{7, 13, 16}, Shape{8192, 8192, 8192}, Shape{2147483647, 1, 8}})
+    CHECK_NOTHROW(validate_shape(s));
+}
+
+TEST_CASE("operands must be non-null and 16-byte aligned") {
+  alignas(16) static char storage[64];
+  CHECK_NOTHROW(validate_operands(storage, storage + 16, storage + 32));
+  CHECK_THROWS_WITH(validate_operands(nullptr, storage, storage), "pointer A is null");
+  CHECK_THROWS_WITH(validate_operands(storage, storage + 8, storage), ContainsSubstring("pointer B is not 16-byte aligned"));
+  CHECK_THROWS_WITH(validate_operands(storage, storage, storage + 2), ContainsSubstring("pointer C is not 16-byte aligned"));
+}
+
+TEST_CASE("a grid over 2^31 - 1 blocks is refused") {
+  CHECK_NOTHROW(validate_grid(2147483647));
+  CHECK_THROWS_WITH(validate_grid(2147483648), ContainsSubstring("more than 2^31 - 1 thread blocks"));
+}
+
+// The library API refuses before any CUDA call, so these run without a GPU.
+TEST_CASE("every version's API refuses invalid problems with the CLI's message") {
+  alignas(16) static __half h[64];
+  alignas(16) static __nv_bfloat16 b[64];
+  for (const Version* v : registered_versions()) {
+    INFO(v->name);
+    CHECK_THROWS_WITH(v->fp16(h, h, h, 16, 16, 7, nullptr), "K = 7 is invalid: K must be at least 8");
+    CHECK_THROWS_WITH(v->fp16(h, h, h, 16, 16, 20, nullptr), ContainsSubstring("K must be a multiple of 8"));
+    CHECK_THROWS_WITH(v->bf16(b, b, b, 0, 16, 16, nullptr), ContainsSubstring("M = 0 is invalid"));
+    CHECK_THROWS_WITH(v->bf16(b, b, b, 16, -1, 16, nullptr), ContainsSubstring("N = -1 is invalid"));
+    CHECK_THROWS_WITH(v->fp16(nullptr, h, h, 16, 16, 16, nullptr), "pointer A is null");
+    CHECK_THROWS_WITH(v->fp16(h, h + 1, h, 16, 16, 16, nullptr), ContainsSubstring("pointer B is not 16-byte aligned"));
+  }
+}

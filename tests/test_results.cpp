@@ -1,0 +1,107 @@
+// The results file: what is written is what is read back, and a bad file is refused clearly.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "common/results.h"
+
+using namespace matmul;
+using Catch::Matchers::ContainsSubstring;
+namespace fs = std::filesystem;
+
+namespace {
+
+Results sample() {
+  Results r;
+  r.device = {"NVIDIA H200", 9, 0, 132, 1980, 3201, 60, "13.0", "13.0"};
+  r.git = "0123456789ab";
+  r.date = "2026-11-29T10:00:00Z";
+  RunRecord run;
+  run.version = "v0_naive";
+  run.technique = "one thread per output element";
+  run.dtype = DType::bf16;
+  run.m = 4096, run.n = 2048, run.k = 1016;
+  run.ms_median = 1.5, run.ms_min = 1.25, run.ms_max = 2.75, run.tflops = 11.4;
+  run.cublas_ms_median = 0.03, run.ratio_vs_cublas = 0.02;
+  run.rel_err = 2.5e-3;
+  run.pass = true;
+  run.config = {{"BLOCK_X", 32}, {"BLOCK_Y", 8}};
+  r.runs.push_back(run);
+  run.version = "cublas";
+  run.rel_err.reset();
+  run.pass.reset();
+  run.config.clear();
+  r.runs.push_back(run);
+  r.skipped.push_back({"v0_naive", DType::fp16, 16384, 16384, 16384, "too slow"});
+  return r;
+}
+
+fs::path temp_dir() {
+  const fs::path d = fs::temp_directory_path() / ("matmul_results_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("results survive a JSON round trip field by field") {
+  const Results in = sample();
+  const Results out = parse_results(to_json_text(in));
+  CHECK(out.device.name == in.device.name);
+  CHECK(out.device.cc_major == 9);
+  CHECK(out.device.sm_count == 132);
+  CHECK(out.device.sm_clock_mhz == 1980);
+  CHECK(out.git == in.git);
+  CHECK(out.date == in.date);
+  REQUIRE(out.runs.size() == 2);
+  const RunRecord& r = out.runs[0];
+  CHECK(r.version == "v0_naive");
+  CHECK(r.dtype == DType::bf16);
+  CHECK((r.m == 4096 && r.n == 2048 && r.k == 1016));
+  CHECK((r.ms_median == 1.5 && r.ms_min == 1.25 && r.ms_max == 2.75));
+  CHECK(r.tflops == 11.4);
+  CHECK(r.ratio_vs_cublas == 0.02);
+  CHECK(r.rel_err == 2.5e-3);
+  CHECK(r.pass == true);
+  REQUIRE(r.config.size() == 2);
+  CHECK((r.config[0].name == "BLOCK_X" && r.config[0].value == 32));
+  CHECK_FALSE(out.runs[1].rel_err.has_value());  // an unchecked run stays unchecked
+  CHECK_FALSE(out.runs[1].pass.has_value());
+  REQUIRE(out.skipped.size() == 1);
+  CHECK(out.skipped[0].reason == "too slow");
+  CHECK(to_json_text(out) == to_json_text(in));
+}
+
+TEST_CASE("the JSON uses the documented field names") {
+  const std::string text = to_json_text(sample());
+  for (const char* key : {"\"device\"", "\"git\"", "\"date\"", "\"runs\"", "\"ms_median\"", "\"ms_min\"", "\"ms_max\"",
+                          "\"tflops\"", "\"cublas_ms_median\"", "\"ratio_vs_cublas\"", "\"rel_err\"", "\"config\""})
+    CHECK_THAT(text, ContainsSubstring(key));
+}
+
+TEST_CASE("malformed or foreign results files are refused with a message") {
+  CHECK_THROWS_WITH(parse_results("{not json"), ContainsSubstring("not a results file"));
+  CHECK_THROWS_WITH(parse_results("{\"foo\": 1}"), ContainsSubstring("not a results file"));
+  std::string text = to_json_text(sample());
+  text.replace(text.find("\"tflops\""), 8, "\"tflopz\"");
+  CHECK_THROWS_WITH(parse_results(text), ContainsSubstring("tflops"));
+  CHECK_THROWS_WITH(read_results("/nonexistent/results.json"), ContainsSubstring("cannot read /nonexistent/results.json"));
+}
+
+TEST_CASE("results are written through a temporary file and a rename") {
+  const fs::path dir = temp_dir();
+  const std::string path = (dir / "gpu.json").string();
+  write_results(path, sample());
+  CHECK(read_results(path).runs.size() == 2);
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+
+  // A write that cannot complete leaves the earlier file as it was.
+  const std::string before = to_json_text(read_results(path));
+  fs::create_directory(path + ".tmp");  // the temporary file cannot be created
+  CHECK_THROWS(write_results(path, Results{}));
+  CHECK(to_json_text(read_results(path)) == before);
+  fs::remove_all(dir);
+}

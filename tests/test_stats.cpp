@@ -1,0 +1,24 @@
+#include <catch2/catch_test_macros.hpp>
+
+#include "common/stats.h"
+
+using matmul::summarize;
+
+TEST_CASE("median, min and max of timings") {
+  const auto odd = summarize({5, 1, 4, 2, 3});
+  CHECK(odd.median == 3);
+  CHECK(odd.min == 1);
+  CHECK(odd.max == 5);
+
+  const auto even = summarize({4, 1, 3, 2});
+  CHECK(even.median == 2.5);
+  CHECK(summarize({7}).median == 7);
+  CHECK_THROWS_AS(summarize({}), std::invalid_argument);
+}
+
+TEST_CASE("the median ignores one outlier launch") {
+  std::vector<float> t(21, 1.0f);
+  t[3] = 100.0f;
+  CHECK(summarize(t).median == 1.0);
+  CHECK(summarize(t).max == 100.0);
+}
