@@ -149,7 +149,7 @@ times it against cuBLAS in the same process and prints one table row.
   --m M, --n N, --k K   problem shape (default 8192 each; K must be a multiple of 8)
   --size S              m = n = k = S
   --dtype fp16|bf16     element type (default fp16); accumulation is always fp32
-  --warmup W            untimed launches before timing (default 10)
+  --warmup W            untimed launches before timing, within 1 s (default 10)
   --iters I             timed launches, at least )" + std::to_string(min_iters) + R"( (default 30)
   --no-check            skip verification (timing only)
   --json FILE           also write the result as a results file
@@ -168,9 +168,10 @@ and writes a results file.
   --versions A,B,...    only these versions (see --list); cuBLAS always runs
   --sizes S1,S2,...     square sizes (default 512,1024,2048,4096,8192,16384)
   --dtypes fp16,bf16    element types (default both)
-  --warmup W            untimed launches before timing (default 10)
-  --iters I             timed launches per run, at least )" + std::to_string(min_iters) + R"( (default 30)
-  --budget SECONDS      skip a run predicted to take longer (default 30)
+  --warmup W            untimed launches before timing, within 1 s (default 10)
+  --iters I             timed launches per run, at least )" + std::to_string(min_iters) + R"( (default )" +
+         std::to_string(min_iters) + R"()
+  --budget SECONDS      skip a run predicted to take longer (default 60)
   --out FILE            results file (default results/<gpu>.json)
   --list                print the registered versions and exit
   --help                this text

@@ -35,8 +35,8 @@ struct LadderOptions {
   std::vector<std::string> versions;  // empty: all
   std::vector<int64_t> sizes{512, 1024, 2048, 4096, 8192, 16384};
   std::vector<DType> dtypes{DType::fp16, DType::bf16};
-  TimingFlags timing;
-  double budget_s = 30;  // a run predicted to take longer than this is skipped
+  TimingFlags timing{10, min_iters};
+  double budget_s = 60;  // a run predicted to take longer than this is skipped
   std::string out;       // default: results/<gpu>.json
   bool list = false;
   bool help = false;

@@ -1,5 +1,7 @@
 #include "common/timing.h"
 
+#include <chrono>
+
 #include "common/check.h"
 
 namespace matmul {
@@ -33,9 +35,11 @@ struct TimedLaunch {
 Timings time_interleaved(const std::function<void(cudaStream_t)>& version,
                          const std::function<void(cudaStream_t)>& baseline, int warmup, int iters,
                          cudaStream_t stream) {
-  for (int i = 0; i < warmup; ++i) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < warmup && std::chrono::steady_clock::now() - start < std::chrono::seconds(1); ++i) {
     version(stream);
     baseline(stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   std::vector<TimedLaunch> v(iters), b(iters);
   for (int i = 0; i < iters; ++i) {

@@ -12,7 +12,8 @@ struct Timings {
   std::vector<float> version_ms, baseline_ms;
 };
 
-// `warmup` untimed launches of each, then `iters` timed pairs: version, baseline, version, ...
+// Up to `warmup` untimed launches of each (fewer once a second has passed: one launch of a slow
+// kernel warms up as well as ten), then `iters` timed pairs: version, baseline, version, ...
 Timings time_interleaved(const std::function<void(cudaStream_t)>& version,
                          const std::function<void(cudaStream_t)>& baseline, int warmup, int iters,
                          cudaStream_t stream = nullptr);

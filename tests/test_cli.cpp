@@ -81,13 +81,13 @@ TEST_CASE("ladder CLI reads versions, sizes, dtypes, budget and output") {
   CHECK(d.dtypes.size() == 2);
 
   const LadderOptions o = parse_ladder({"--versions", "v0_naive,cublas", "--sizes=256,1024", "--dtypes", "bf16",
-                                        "--budget", "5", "--out", "x.json", "--iters", "20", "--list"});
+                                        "--budget", "5", "--out", "x.json", "--iters", "25", "--list"});
   CHECK(o.versions == std::vector<std::string>{"v0_naive", "cublas"});
   CHECK(o.sizes == std::vector<int64_t>{256, 1024});
   CHECK(o.dtypes == std::vector<DType>{DType::bf16});
   CHECK(o.budget_s == 5);
   CHECK(o.out == "x.json");
-  CHECK(o.timing.iters == 20);
+  CHECK(o.timing.iters == 25);
   CHECK(o.list);
 }
 

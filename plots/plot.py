@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+"""Draw the GEMM ladder charts from a results JSON written by the C++ ladder.
+
+Charts, each written as PNG and SVG into --out:
+  ladder (ladder_upto_<V>)  TFLOPS per version at S^3 for fp16 and bf16, against
+                            cuBLAS and the H100/H200 dense peak
+  sweep_<dtype>             TFLOPS against matrix size, one line per version plus cuBLAS
+  profile                   ncu tensor-pipe and DRAM utilisation per version at S^3,
+                            only when the results carry ncu figures
+
+The same JSON always gives byte-identical files. Input that is unreadable or does
+not follow the results contract gives one line on stderr and exit status 2.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import textwrap
+
+import matplotlib
+
+matplotlib.use("Agg")  # must precede pyplot: files only, no display
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import NullLocator
+
+PROG = "plot.py"
+BASELINE = "cublas"
+DTYPES = ("fp16", "bf16")
+VERSION_RE = re.compile(r"v(\d+)_.")
+DENSE_PEAK_TFLOPS = 989
+PEAK_LABEL = "dense peak 989 TFLOPS (H100/H200 datasheet)"
+DTYPE_COLORS = {"fp16": "tab:blue", "bf16": "tab:orange"}
+FADED_COLOR = "0.6"
+FADED_ALPHA = 0.3
+FAIL_COLOR = "tab:red"
+PNG_DPI = 150
+
+# Fields the charts read, with the JSON type each must have (float: any finite number).
+TOP_FIELDS = {"runs": list, "device": dict}
+TOP_OPTIONAL = {"git": str, "date": str, "skipped": list}
+DEVICE_FIELDS = {"name": str}
+DEVICE_OPTIONAL = {"sm_clock_mhz": float}
+RUN_FIELDS = {
+    "version": str, "technique": str, "dtype": str, "m": int, "n": int, "k": int,
+    "tflops": float, "ratio_vs_cublas": float, "pass": bool,
+}
+RUN_OPTIONAL = {"profile": dict}
+PROFILE_FIELDS = {"tensor_pipe_pct": float, "dram_pct": float}
+SKIPPED_FIELDS = {"version": str, "dtype": str, "m": int, "reason": str}
+TYPE_NAMES = {str: "a string", int: "an integer", float: "a finite number",
+              bool: "true or false", dict: "an object", list: "a list"}
+
+
+class ResultsError(Exception):
+    """The input cannot be charted; the message is the one line shown to the user."""
+
+
+# ---------------------------------------------------------------- input
+
+
+def is_type(value, kind):
+    # JSON true/false load as bool, which Python would otherwise accept as an int.
+    if isinstance(value, bool):
+        return kind is bool
+    if kind is float:
+        return isinstance(value, (int, float)) and math.isfinite(value)
+    return isinstance(value, kind)
+
+
+def check_fields(obj, where, required, optional=None):
+    if not isinstance(obj, dict):
+        raise ResultsError(f"{where} is not a JSON object")
+    for name in required:
+        if name not in obj:
+            raise ResultsError(f"{where} has no field '{name}'")
+    for name, kind in {**required, **(optional or {})}.items():
+        if name in obj and not is_type(obj[name], kind):
+            raise ResultsError(f"{where} field '{name}' is not {TYPE_NAMES[kind]}")
+
+
+def check_run(run, where):
+    check_fields(run, where, RUN_FIELDS, RUN_OPTIONAL)
+    if run["dtype"] not in DTYPES:
+        raise ResultsError(f"{where} has dtype '{run['dtype']}', expected one of {', '.join(DTYPES)}")
+    if run["version"] != BASELINE and not VERSION_RE.match(run["version"]):
+        raise ResultsError(f"{where} has version '{run['version']}', expected '{BASELINE}' or vN_name")
+    if min(run["m"], run["n"], run["k"]) <= 0:
+        raise ResultsError(f"{where} has a non-positive m, n or k")
+    if "profile" in run:
+        check_fields(run["profile"], f"{where}.profile", PROFILE_FIELDS)
+
+
+def check_results(doc):
+    check_fields(doc, "top level", TOP_FIELDS, TOP_OPTIONAL)
+    check_fields(doc["device"], "device", DEVICE_FIELDS, DEVICE_OPTIONAL)
+    if not doc["runs"]:
+        raise ResultsError("'runs' is empty")
+    for i, run in enumerate(doc["runs"]):
+        check_run(run, f"runs[{i}]")
+    for i, skip in enumerate(doc.get("skipped", [])):
+        check_fields(skip, f"skipped[{i}]", SKIPPED_FIELDS)
+
+
+def load_results(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as err:
+        raise ResultsError(f"cannot read: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise ResultsError(f"invalid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    except ValueError as err:  # bytes that are not UTF-8
+        raise ResultsError(f"invalid JSON: {err}") from None
+    check_results(doc)
+    return doc
+
+
+# ---------------------------------------------------------------- data helpers
+
+
+def version_key(version):
+    """Ladder order: v0, v1, ... by their number, cuBLAS last."""
+    if version == BASELINE:
+        return (1, 0, version)
+    return (0, int(VERSION_RE.match(version).group(1)), version)
+
+
+def square_runs(doc):
+    """The sweep's runs (m = n = k), keyed by (version, dtype, size)."""
+    return {(r["version"], r["dtype"], r["m"]): r
+            for r in doc["runs"] if r["m"] == r["n"] == r["k"]}
+
+
+def sorted_versions(runs):
+    return sorted({version for version, _, _ in runs}, key=version_key)
+
+
+def present_dtypes(runs):
+    return [d for d in DTYPES if any(dtype == d for _, dtype, _ in runs)]
+
+
+def sizes_text(sizes):
+    return ", ".join(str(s) for s in sorted(sizes)) or "none"
+
+
+def runs_at_size(runs, size):
+    at_size = {key: run for key, run in runs.items() if key[2] == size}
+    if not at_size:
+        raise ResultsError(f"no square run at size {size}; sizes present: "
+                           f"{sizes_text({s for _, _, s in runs})}")
+    return at_size
+
+
+def check_upto(runs, upto):
+    known = [v for v in sorted_versions(runs) if v != BASELINE]
+    if upto is not None and upto not in known:
+        raise ResultsError(f"unknown --upto version '{upto}'; known versions: {', '.join(known)}")
+
+
+def ratio_text(run):
+    ratio = run["ratio_vs_cublas"]
+    # Early rungs sit far below cuBLAS; two significant digits keep them from reading 0.00.
+    text = f"{ratio:.2f}× cuBLAS" if ratio >= 0.1 else f"{ratio:.2g}× cuBLAS"
+    return text if run["pass"] else f"FAIL · {text}"
+
+
+def display_name(version):
+    return "cuBLAS" if version == BASELINE else version
+
+
+# ---------------------------------------------------------------- figure helpers
+
+
+def context_line(doc):
+    """GPU, SM clock and date, shared by every title."""
+    device = doc["device"]
+    parts = [device["name"]]
+    if "sm_clock_mhz" in device:
+        parts.append(f"SM {device['sm_clock_mhz']:.0f} MHz")
+    if doc.get("date"):
+        parts.append(doc["date"][:10])
+    return " · ".join(parts)
+
+
+def new_figure(width, height, nrows=1):
+    fig, axes = plt.subplots(nrows, 1, figsize=(width, height), layout="constrained",
+                             squeeze=False)
+    return fig, axes[:, 0]
+
+
+def finish_figure(fig, doc, title, notes=()):
+    fig.suptitle(f"{title}\n{context_line(doc)}", fontsize=12)
+    footer = [f"git {doc['git']}"] if doc.get("git") else []
+    footer += list(notes)
+    if footer:
+        fig.supxlabel(textwrap.fill(" · ".join(footer), 160), x=0.99, ha="right",
+                      fontsize=7, color="0.4")
+
+
+def save_figure(fig, out_dir, stem):
+    """Write STEM.png and STEM.svg without the metadata that would change between runs."""
+    for ext, metadata in (("png", {"Software": None}), ("svg", {"Date": None})):
+        path = os.path.join(out_dir, f"{stem}.{ext}")
+        fig.savefig(path, dpi=PNG_DPI, metadata=metadata)
+        print(path)
+    plt.close(fig)
+
+
+# A black-edged red cross stands out on any bar or line colour, red ones included.
+FAIL_STYLE = {"marker": "X", "markerfacecolor": FAIL_COLOR, "markeredgecolor": "black",
+              "markeredgewidth": 0.8, "linestyle": "none"}
+FAIL_HANDLE = Line2D([], [], markersize=9, label="FAIL (wrong result)", **FAIL_STYLE)
+
+
+def mark_failures(ax, points):
+    for x, y in points:
+        ax.plot(x, y, markersize=11, zorder=4, **FAIL_STYLE)
+
+
+# ---------------------------------------------------------------- ladder chart
+
+
+def ladder_bar(ax, x, width, run, color, fade):
+    """One run's bar with its ratio-to-cuBLAS label; returns whether it failed."""
+    ax.bar(x, run["tflops"], width, color=FADED_COLOR if fade else color,
+           alpha=FADED_ALPHA if fade else 1.0)
+    failed = not run["pass"]
+    text_color = FADED_COLOR if fade else (FAIL_COLOR if failed else "black")
+    # A failed run's label starts above its FAIL marker; the white box keeps it
+    # legible where it crosses the cuBLAS lines.
+    ax.annotate(ratio_text(run), (x, run["tflops"]), xytext=(0, 9 if failed else 3),
+                textcoords="offset points", rotation=90, ha="center", va="bottom", fontsize=7,
+                color=text_color, bbox={"boxstyle": "square,pad=0.1", "facecolor": "white",
+                                        "edgecolor": "none", "alpha": 0.8})
+    return failed
+
+
+def ladder_ticks(ax, at_size, versions, faded):
+    techniques = {version: run["technique"] for (version, _, _), run in at_size.items()}
+    ax.set_xticks(range(len(versions)))
+    ax.set_xticklabels([f"{v}\n{textwrap.fill(techniques[v], 20)}" for v in versions], fontsize=8)
+    for label, version in zip(ax.get_xticklabels(), versions):
+        if faded(version):
+            label.set_color(FADED_COLOR)
+
+
+def draw_ladder(doc, runs, size, upto, out_dir):
+    at_size = runs_at_size(runs, size)
+    versions = [v for v in sorted_versions(at_size) if v != BASELINE]
+    dtypes = present_dtypes(at_size)
+
+    def faded(version):
+        return upto is not None and version_key(version) > version_key(upto)
+
+    # At least as wide as the legend's four columns above the axes.
+    fig, (ax,) = new_figure(max(11.0, 1.2 * len(versions) + 2.5), 6.5)
+    # Headroom above the peak line for the rotated labels.
+    ax.set_ylim(0, max([DENSE_PEAK_TFLOPS] + [r["tflops"] for r in at_size.values()]) * 1.25)
+    width = 0.8 / len(dtypes)
+    # Legend columns pair each dtype's bars with its cuBLAS line.
+    handles, failures = [], []
+    for j, dtype in enumerate(dtypes):
+        offset = (j - (len(dtypes) - 1) / 2) * width
+        handles.append(Patch(color=DTYPE_COLORS[dtype], label=dtype))
+        for i, version in enumerate(versions):
+            run = at_size.get((version, dtype, size))
+            if run and ladder_bar(ax, i + offset, width, run, DTYPE_COLORS[dtype], faded(version)):
+                failures.append((i + offset, run["tflops"]))
+        baseline = at_size.get((BASELINE, dtype, size))
+        if baseline:
+            handles.append(ax.axhline(baseline["tflops"], color=DTYPE_COLORS[dtype], linestyle=":",
+                                      linewidth=1.8,
+                                      label=f"cuBLAS {dtype}: {baseline['tflops']:.0f} TFLOPS"))
+    handles.append(ax.axhline(DENSE_PEAK_TFLOPS, color="black", linestyle="--", linewidth=1.2,
+                              label=PEAK_LABEL))
+    mark_failures(ax, failures)
+    if failures:
+        handles.append(FAIL_HANDLE)
+    if any(faded(v) for v in versions):
+        handles.append(Patch(color=FADED_COLOR, alpha=FADED_ALPHA, label=f"after {upto}"))
+
+    ladder_ticks(ax, at_size, versions, faded)
+    ax.set_ylabel("TFLOPS")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=4, fontsize=8,
+              frameon=False)
+    finish_figure(fig, doc, f"GEMM ladder: TFLOPS at M=N=K={size}, {' and '.join(dtypes)}")
+    save_figure(fig, out_dir, f"ladder_upto_{upto}" if upto else "ladder")
+
+
+# ---------------------------------------------------------------- sweep chart
+
+
+def skipped_notes(doc, dtype):
+    return [f"not run: {s['version']} at {s['m']}³ ({s['reason']})"
+            for s in doc.get("skipped", []) if s["dtype"] == dtype]
+
+
+def version_colors(versions):
+    """tab10 tells up to ten versions apart; past that a gradient keeps the ladder order legible."""
+    ladder = [v for v in versions if v != BASELINE]
+    if len(ladder) <= 10:
+        return {v: matplotlib.colormaps["tab10"](i) for i, v in enumerate(ladder)}
+    return {v: matplotlib.colormaps["viridis"](i / (len(ladder) - 1)) for i, v in enumerate(ladder)}
+
+
+def draw_sweep(doc, runs, dtype, out_dir):
+    of_dtype = {key: run for key, run in runs.items() if key[1] == dtype}
+    sizes = sorted({s for _, _, s in of_dtype})
+    versions = sorted_versions(of_dtype)
+    colors = version_colors(versions)
+    fig, (ax,) = new_figure(10.0, 6.0)
+    failures = []
+    for version in versions:
+        series = [of_dtype[(version, dtype, s)] for s in sizes if (version, dtype, s) in of_dtype]
+        xs, ys = [r["m"] for r in series], [r["tflops"] for r in series]
+        if version == BASELINE:
+            ax.plot(xs, ys, color="black", linestyle="--", linewidth=2, marker="s",
+                    label="cuBLAS", zorder=3)
+        else:
+            ax.plot(xs, ys, color=colors[version], marker="o", label=version)
+        failures += [(r["m"], r["tflops"]) for r in series if not r["pass"]]
+    mark_failures(ax, failures)
+    handles, _ = ax.get_legend_handles_labels()
+    if failures:
+        handles.append(FAIL_HANDLE)
+
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([str(s) for s in sizes])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel("matrix size M = N = K")
+    ax.set_ylabel("TFLOPS")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
+    finish_figure(fig, doc, f"GEMM TFLOPS against size, {dtype}", skipped_notes(doc, dtype))
+    save_figure(fig, out_dir, f"sweep_{dtype}")
+
+
+# ---------------------------------------------------------------- profile chart
+
+
+PROFILE_METRICS = (("tensor_pipe_pct", "tensor pipe active %", "tab:green"),
+                   ("dram_pct", "DRAM throughput %", "tab:purple"))
+
+
+def profile_panel(ax, runs, dtype, versions):
+    """Grouped bars of the ncu figures, one group per version, for one dtype."""
+    for j, (field, label, color) in enumerate(PROFILE_METRICS):
+        xs = [i + (j - 0.5) * 0.38 for i in range(len(versions))]
+        bars = ax.bar(xs, [run["profile"][field] for run in runs], 0.38, color=color, label=label)
+        ax.bar_label(bars, fmt="%.0f%%", fontsize=7, padding=2)
+    ax.set_xticks(range(len(versions)))
+    ax.set_xticklabels([display_name(v) + ("" if run["pass"] else "\nFAIL")
+                        for v, run in zip(versions, runs)], fontsize=8)
+    for tick, run in zip(ax.get_xticklabels(), runs):
+        if not run["pass"]:
+            tick.set_color(FAIL_COLOR)
+    ax.set_xlim(-0.6, len(versions) - 0.4)
+    ax.set_ylim(0, 110)
+    ax.set_ylabel(f"{dtype}: % of peak (ncu)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+
+
+def draw_profile(doc, runs, size, out_dir):
+    if not any("profile" in r for r in doc["runs"]):
+        print("profile chart skipped: the results hold no ncu figures")
+        return
+    profiled = {key: run for key, run in runs.items() if key[2] == size and "profile" in run}
+    if not profiled:
+        print(f"profile chart skipped: no ncu figures at size {size}")
+        return
+    dtypes = present_dtypes(profiled)
+    panels = [(d, [v for v in sorted_versions(profiled) if (v, d, size) in profiled]) for d in dtypes]
+    widest = max(len(versions) for _, versions in panels)
+    fig, axes = new_figure(max(7.0, 1.3 * widest + 3.5), 1.5 + 3.5 * len(dtypes), nrows=len(dtypes))
+    for ax, (dtype, versions) in zip(axes, panels):
+        profile_panel(ax, [profiled[(v, dtype, size)] for v in versions], dtype, versions)
+    axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
+    finish_figure(fig, doc, f"ncu utilisation at M=N=K={size}")
+    save_figure(fig, out_dir, "profile")
+
+
+# ---------------------------------------------------------------- main
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Draw the GEMM ladder charts (ladder, sweep per dtype, ncu profile) as PNG "
+                    "and SVG from a results JSON written by the ladder benchmark.")
+    parser.add_argument("results", help="results JSON written by the ladder benchmark")
+    parser.add_argument("--out", default="plots", metavar="DIR",
+                        help="directory for the charts, created if missing (default: plots/)")
+    parser.add_argument("--upto", metavar="VERSION",
+                        help="fade the versions after VERSION in the ladder chart and write it "
+                             "as ladder_upto_VERSION, for that version's docs page")
+    parser.add_argument("--size", type=int, default=8192, metavar="S",
+                        help="M=N=K of the runs the ladder and profile charts show (default: 8192)")
+    return parser.parse_args(argv)
+
+
+def render(doc, args):
+    runs = square_runs(doc)
+    # Everything that can reject the arguments runs before the first file is written.
+    check_upto(runs, args.upto)
+    runs_at_size(runs, args.size)
+    plt.rcParams["svg.hashsalt"] = "gemm-ladder"  # stable SVG ids across runs
+    os.makedirs(args.out, exist_ok=True)
+    draw_ladder(doc, runs, args.size, args.upto, args.out)
+    for dtype in present_dtypes(runs):
+        draw_sweep(doc, runs, dtype, args.out)
+    draw_profile(doc, runs, args.size, args.out)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        doc = load_results(args.results)
+        render(doc, args)
+    except ResultsError as err:
+        print(f"{PROG}: {args.results}: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"{PROG}: {err.filename or args.out}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

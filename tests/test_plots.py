@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Check plots/plot.py against the sample fixture: every chart is written, rendering
+is byte-reproducible, and bad input gives exit status 2 with one line on stderr.
+
+Usage: python3 tests/test_plots.py [--python PATH]   (exit 0 when every check passes)
+"""
+
+import argparse
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLOT = os.path.join(HERE, os.pardir, "plots", "plot.py")
+FIXTURE = os.path.join(HERE, "data", "sample_results.json")
+STEMS = ["ladder", "ladder_upto_v0_naive", "sweep_fp16", "sweep_bf16", "profile"]
+EXTS = ["png", "svg"]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+class Checks:
+    """Collects failures so one run reports all of them."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = []
+
+    def expect(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed.append(what)
+            print(f"FAIL: {what}")
+
+
+def run_plot(python, *args):
+    return subprocess.run([python, PLOT, *args], capture_output=True, text=True)
+
+
+def render(python, out_dir, checks):
+    """Render every chart of the fixture into out_dir: the full set, then the --upto ladder."""
+    for extra in ([], ["--upto", "v0_naive"]):
+        result = run_plot(python, FIXTURE, "--out", out_dir, *extra)
+        checks.expect(result.returncode == 0,
+                      f"plot.py {' '.join(extra)} exits 0 (got {result.returncode}: {result.stderr.strip()})")
+
+
+def check_outputs(out_dir, checks):
+    for stem in STEMS:
+        for ext in EXTS:
+            path = os.path.join(out_dir, f"{stem}.{ext}")
+            size = os.path.getsize(path) if os.path.isfile(path) else 0
+            checks.expect(size > 0, f"{stem}.{ext} exists and is non-empty")
+            if ext == "png" and size:
+                with open(path, "rb") as f:
+                    checks.expect(f.read(len(PNG_SIGNATURE)) == PNG_SIGNATURE,
+                                  f"{stem}.png starts with the PNG signature")
+
+
+def check_reproducible(first, second, checks):
+    for stem in STEMS:
+        for ext in EXTS:
+            a, b = os.path.join(first, f"{stem}.{ext}"), os.path.join(second, f"{stem}.{ext}")
+            same = os.path.isfile(a) and os.path.isfile(b) and filecmp.cmp(a, b, shallow=False)
+            checks.expect(same, f"{stem}.{ext} is byte-identical when rendered twice")
+
+
+def bad_inputs(tmp):
+    """(description, plot.py arguments) for inputs that must be rejected with exit 2."""
+    malformed = os.path.join(tmp, "malformed.json")
+    with open(malformed, "w") as f:
+        f.write('{"runs": [')
+    foreign = os.path.join(tmp, "foreign.json")
+    with open(foreign, "w") as f:
+        json.dump({"foo": 1}, f)
+    with open(FIXTURE) as f:
+        doc = json.load(f)
+    del doc["runs"][3]["tflops"]
+    no_tflops = os.path.join(tmp, "no_tflops.json")
+    with open(no_tflops, "w") as f:
+        json.dump(doc, f)
+    out = os.path.join(tmp, "rejected")
+    return [
+        ("malformed JSON", [malformed, "--out", out]),
+        ("foreign JSON", [foreign, "--out", out]),
+        ("missing file", [os.path.join(tmp, "does_not_exist.json"), "--out", out]),
+        ("unknown --upto", [FIXTURE, "--out", out, "--upto", "v9_nope"]),
+        ("run without tflops", [no_tflops, "--out", out]),
+        ("size not in results", [FIXTURE, "--out", out, "--size", "4096"]),
+    ]
+
+
+def check_rejections(python, tmp, checks):
+    for what, args in bad_inputs(tmp):
+        result = run_plot(python, *args)
+        stderr = result.stderr.strip()
+        checks.expect(result.returncode == 2, f"{what}: exit code 2 (got {result.returncode})")
+        checks.expect(stderr and "\n" not in stderr and "Traceback" not in stderr,
+                      f"{what}: one stderr line without a traceback (got {stderr!r})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", default=sys.executable,
+                        help="interpreter that runs plot.py (default: this one)")
+    args = parser.parse_args()
+
+    checks = Checks()
+    with tempfile.TemporaryDirectory() as tmp:
+        first, second = os.path.join(tmp, "first"), os.path.join(tmp, "second")
+        render(args.python, first, checks)
+        render(args.python, second, checks)
+        check_outputs(first, checks)
+        check_reproducible(first, second, checks)
+        check_rejections(args.python, tmp, checks)
+
+    print(f"test_plots: {checks.passed} checks passed, {len(checks.failed)} failed")
+    return 1 if checks.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
