@@ -46,6 +46,12 @@ struct Seen {
 
 std::string cube(int64_t s) { return std::to_string(s) + "^3"; }
 
+// Seconds a run of `ms`-long launches takes: the warm-up (cut off after a second), the two
+// verification runs and the timed launches; cuBLAS's share is negligible next to a slow version.
+double predicted_seconds(double ms, const TimingFlags& t) {
+  return std::min(t.warmup * ms / 1e3, 1.0 + ms / 1e3) + (2 + t.iters) * ms / 1e3;
+}
+
 int ladder(int argc, char** argv) {
   const LadderOptions o = parse_ladder_options(std::vector<std::string>(argv + 1, argv + argc));
   if (o.help) {
@@ -66,7 +72,6 @@ int ladder(int argc, char** argv) {
   std::vector<int64_t> sizes = o.sizes;
   std::sort(sizes.begin(), sizes.end());
   const size_t total = o.dtypes.size() * sizes.size() * versions.size();
-  const int launches = o.timing.warmup + o.timing.iters + 2;  // + the two verification runs
 
   Results results{device, git_commit(), utc_now(), {}, {}};
   std::map<std::pair<std::string, DType>, Seen> seen;
@@ -77,7 +82,8 @@ int ladder(int argc, char** argv) {
         std::printf("[%2zu/%zu] %-4s %-8s %-18s ", ++index, total, dtype_name(t), cube(s).c_str(), v->name.c_str());
         std::fflush(stdout);
         if (auto it = seen.find({v->name, t}); it != seen.end()) {
-          const double predicted_s = it->second.ms * std::pow(double(s) / it->second.size, 3) * launches / 1e3;
+          const double ms = it->second.ms * std::pow(double(s) / it->second.size, 3);
+          const double predicted_s = predicted_seconds(ms, o.timing);
           if (predicted_s > o.budget_s) {
             char reason[160];
             std::snprintf(reason, sizeof reason, "skipped: predicted %.0f s (%.1f ms per launch at %s) > %.0f s budget",
