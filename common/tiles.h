@@ -12,4 +12,10 @@ __host__ __device__ constexpr I ceil_div(I extent, I tile) {
   return (extent + tile - 1) / tile;
 }
 
+// `p` moved up to the next multiple of `alignment` (a power of two).
+template <typename P>
+__host__ __device__ P* align_up(P* p, uintptr_t alignment) {
+  return reinterpret_cast<P*>((reinterpret_cast<uintptr_t>(p) + alignment - 1) & ~(alignment - 1));
+}
+
 }  // namespace matmul

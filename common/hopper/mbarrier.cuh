@@ -1,0 +1,55 @@
+// mbarrier: a 64-bit shared-memory barrier that counts thread arrivals and bytes delivered by
+// the copy engine (PTX ISA 9.7.13.15, "Parallel Synchronization and Communication
+// Instructions: mbarrier"). A barrier completes a phase when every expected arrival has come
+// and every announced byte has landed; waiters name the phase by its parity, 0 or 1.
+#pragma once
+#include <cstdint>
+
+namespace hopper {
+
+__device__ inline uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+// mbarrier.init: `arrivals` arrivals complete each phase. A fresh barrier is in phase 0, so a
+// wait on parity 1 (the phase "before" it) returns at once.
+__device__ inline void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
+}
+
+// fence.mbarrier_init (PTX ISA 9.7.13.4, membar/fence): makes the initialised barriers visible
+// to the copy engine. Follow it with a block barrier before anyone waits on or arrives at them.
+__device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+
+// mbarrier.arrive.expect_tx: one arrival, and `bytes` more to wait for in this phase. The count
+// must be exactly what the copies deliver; TMA counts the whole box, zero-filled parts included.
+__device__ inline void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+
+// mbarrier.arrive: one arrival.
+__device__ inline void mbarrier_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+// mbarrier.try_wait.parity: true once the phase with this parity has completed. The hardware
+// may suspend the thread for a while before answering false, so spinning on it is cheap.
+__device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done;
+}
+
+// Blocks until the phase with this parity has completed.
+__device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
+  while (!mbarrier_try_wait(bar, parity)) {
+  }
+}
+
+}  // namespace hopper

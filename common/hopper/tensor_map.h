@@ -1,0 +1,35 @@
+// TMA on the host: the tensor map that describes a row-major, K-major operand to the copy
+// engine (CUDA driver API, cuTensorMapEncodeTiled). Pure parameter arithmetic first, so the
+// host tests can check it without a GPU; then the encoding itself.
+#pragma once
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "common/dtype.h"
+
+namespace hopper {
+
+// 128-byte swizzle: the copy engine permutes 16-byte chunks within each 128-byte row of a
+// 1024-byte group of 8 rows, the layout WGMMA reads without bank conflicts. A box row may be at
+// most 128 bytes under it.
+inline constexpr int swizzle_bytes = 128;
+
+// What cuTensorMapEncodeTiled receives for a rows × cols row-major matrix of 2-byte elements
+// loaded as box_rows × box_cols tiles. Arrays are innermost dimension first, as the driver wants.
+struct TileMapParams {
+  uint64_t dims[2];          // {cols, rows} in elements
+  uint64_t row_pitch_bytes;  // stride of dimension 1; dimension 0 is contiguous
+  uint32_t box[2];           // {box_cols, box_rows} in elements
+  uint32_t box_bytes;        // what one copy delivers, out-of-bounds zero fill included
+};
+
+// Throws std::invalid_argument naming the violated rule: the row pitch a multiple of 16 bytes,
+// a box row a multiple of 16 bytes and at most `swizzle_bytes`, at most 256 box rows.
+TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_cols);
+
+// The encoded map for `base` (16-byte aligned device memory) under those parameters, with
+// 128-byte swizzle and zero fill out of bounds.
+CUtensorMap make_tile_map(const void* base, matmul::DType t, const TileMapParams& p);
+
+}  // namespace hopper

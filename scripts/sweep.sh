@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Measures variants of one version's tuning constants against cuBLAS, for the version's page:
+#   scripts/sweep.sh v1_tma "BM=128 BN=128" "BM=64 BN=256" ...
+# Each variant is the version's kernel.cu with those `constexpr int NAME = value;` lines changed,
+# built beside the real build (which must exist: make build), checked and timed in fp16 and bf16.
+# SIZE (default 8192) sets the problem; a variant that spills or does not compile is reported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 2 ] || { echo "usage: scripts/sweep.sh VERSION \"NAME=VALUE ...\" ..." >&2; exit 2; }
+version=$1
+shift
+build=${BUILD:-build}
+size=${SIZE:-8192}
+work=$build/sweep
+[ -f "$version/kernel.cu" ] || { echo "sweep: no $version/kernel.cu" >&2; exit 2; }
+[ -f "$build/common/libmatmul_common.a" ] || { echo "sweep: build first (make build)" >&2; exit 2; }
+mkdir -p "$work"
+
+variant_name() { echo "$1" | tr ' =' '_-'; }
+
+# Build every variant in parallel; ptxas's report goes to a log beside each binary.
+for variant in "$@"; do
+  name=$version-$(variant_name "$variant")
+  cp "$version/kernel.cu" "$work/$name.cu"
+  for assign in $variant; do
+    key=${assign%%=*} value=${assign#*=}
+    sed -i -E "s/^constexpr int $key = [0-9]+;/constexpr int $key = $value;/" "$work/$name.cu"
+    grep -q "^constexpr int $key = $value;" "$work/$name.cu" || { echo "sweep: no 'constexpr int $key' in $version/kernel.cu" >&2; exit 2; }
+  done
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Xptxas=-v,-warn-spills \
+    -Werror=all-warnings -I. -I"$build/generated" "$work/$name.cu" "$version/main.cu" "$build/common/libmatmul_common.a" \
+    -lcublas -o "$work/$name" >"$work/$name.log" 2>&1 &
+done
+wait || true
+
+printf '%-24s %-5s %5s  %s\n' "variant" "dtype" "regs" "result (the harness's row)"
+for variant in "$@"; do
+  name=$version-$(variant_name "$variant")
+  if [ ! -x "$work/$name" ]; then
+    printf '%-24s %-5s %5s  %s\n' "$variant" "-" "-" "does not build: $(grep -m1 -iE 'error|spill' "$work/$name.log" || echo 'see log')"
+    continue
+  fi
+  regs=$(grep -oE 'Used [0-9]+ registers' "$work/$name.log" | head -1 | grep -oE '[0-9]+')
+  for dtype in fp16 bf16; do
+    row=$(timeout 120 "$work/$name" --size "$size" --dtype "$dtype" 2>&1 | tail -1) || true
+    printf '%-24s %-5s %5s  %s\n' "$variant" "$dtype" "$regs" "$row"
+  done
+done
