@@ -23,6 +23,7 @@ struct SassRule {
 const std::vector<SassRule> rules = {
     {"v0_naive", {"FFMA", "LDG.E.U16"}, {"HGMMA", "UTMALDG", "SYNCS"}},
     {"v1_tma", {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "WARPGROUP.ARRIVE", "BAR.SYNC"}, {"FFMA"}},
+    {"v2_pipelined", {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "WARPGROUP.ARRIVE", "BAR.SYNC"}, {"FFMA"}},
 };
 
 // Local memory (register spills, runtime-indexed arrays) is forbidden in every version.

@@ -20,10 +20,10 @@
 namespace v1_tma {
 
 // [region:constants]
-// The tile, chosen by measurement (docs/v1_tma.md). BK = 64 two-byte elements is one 128-byte
-// swizzled row, the widest box row TMA's 128-byte swizzle allows. A WGMMA covers 64 rows, so
-// the warpgroup issues BM / 64 of them per 16-wide K slice, each with BN/2 fp32 accumulators
-// per thread.
+// The tile, chosen by measurement (this version's page in docs/). BK = 64 two-byte elements is
+// one 128-byte swizzled row, the widest box row TMA's 128-byte swizzle allows. A WGMMA covers
+// 64 rows, so the warpgroup issues BM / 64 of them per 16-wide K slice, each with BN/2 fp32
+// accumulators per thread.
 constexpr int BM = 128;
 constexpr int BN = 128;
 constexpr int BK = 64;
