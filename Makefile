@@ -26,3 +26,15 @@ plots: setup
 
 clean:
 	rm -rf $(BUILD)
+
+.PHONY: diff docs
+
+# Two versions' kernels side by side: make diff FROM=v0_naive TO=v1_tma
+diff:
+	@scripts/diff.sh "$(FROM)" "$(TO)"
+
+# Regenerates everything docs/ quotes: source excerpts, the tables from results/h200.json,
+# docs/diffs/ and each version page's ladder chart. A second run changes nothing.
+docs: setup
+	@python3 scripts/docs.py update
+	@python3 scripts/docs.py images --python $(PYTHON)

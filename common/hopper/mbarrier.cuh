@@ -4,6 +4,7 @@
 // and every announced byte has landed; waiters name the phase by its parity, 0 or 1.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 
 namespace hopper {
 
@@ -46,10 +47,31 @@ __device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
   return done;
 }
 
-// Blocks until the phase with this parity has completed.
+#ifdef HOPPER_WAIT_TIMEOUT_NS
+__device__ inline uint64_t global_timer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
+
+// Blocks until the phase with this parity has completed. A wrong phase or a short byte count
+// makes this wait forever; built with HOPPER_WAIT_TIMEOUT_NS (cmake -DMATMUL_BOUNDED_WAITS=ON)
+// it gives up after that long instead, says who waited for what, and traps.
 __device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
+#ifdef HOPPER_WAIT_TIMEOUT_NS
+  const uint64_t start = global_timer_ns();
+  while (!mbarrier_try_wait(bar, parity)) {
+    if (global_timer_ns() - start > HOPPER_WAIT_TIMEOUT_NS) {
+      printf("mbarrier wait timed out: block (%d,%d,%d) thread %d waited %.1f s for parity %u of the barrier at shared address 0x%x\n",
+             blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, HOPPER_WAIT_TIMEOUT_NS * 1e-9, parity, smem_addr(bar));
+      __trap();
+    }
+  }
+#else
   while (!mbarrier_try_wait(bar, parity)) {
   }
+#endif
 }
 
 }  // namespace hopper

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make sanitize: compute-sanitizer's four tools over every version's kernels, both dtypes, small
+# ragged shapes (the tools slow a kernel down 10-1000x). Fails on any reported error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+command -v compute-sanitizer >/dev/null || { echo "sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)" >&2; exit 3; }
+nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no NVIDIA GPU found" >&2; exit 3; }
+
+versions=$(sed -n '/^set(MATMUL_VERSIONS/,/^)/p' CMakeLists.txt | grep -oE '^ +v[0-9]+_[a-z0-9_]+' | tr -d ' ')
+shapes=("129 255 200" "1 77 8")
+failures=0
+for tool in memcheck racecheck synccheck initcheck; do
+  start=$(date +%s)
+  runs=0 errors=0
+  for v in $versions; do
+    for dtype in fp16 bf16; do
+      for shape in "${shapes[@]}"; do
+        read -r m n k <<<"$shape"
+        log=$(compute-sanitizer --tool "$tool" --error-exitcode 99 --kernel-name kns=matmul_kernel \
+          "$build/bin/$v" --m "$m" --n "$n" --k "$k" --dtype "$dtype" --warmup 0 --iters 20 2>&1) || {
+          echo "sanitize: $tool found errors in $v $dtype ${m}x${n}x${k}:"
+          echo "$log" | grep -vE '^(version|v[0-9]|cublas) ' | head -20
+          failures=$((failures + 1))
+        }
+        runs=$((runs + 1))
+        errors=$((errors + $(echo "$log" | grep -oE 'ERROR SUMMARY: [0-9]+' | grep -oE '[0-9]+' || echo 1)))
+      done
+    done
+  done
+  echo "sanitize: $tool: $runs runs, $errors errors, $(($(date +%s) - start)) s"
+done
+[ "$failures" -eq 0 ] || { echo "sanitize: $failures runs with errors"; exit 1; }
+echo "sanitize: every version clean under memcheck, racecheck, synccheck and initcheck"
