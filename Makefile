@@ -27,7 +27,12 @@ plots: setup
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: diff docs
+.PHONY: diff docs sanitize
+
+# On a GPU machine: compute-sanitizer's memcheck, racecheck, synccheck and initcheck over every
+# version's kernels; fails on any reported error.
+sanitize: build
+	@scripts/sanitize.sh "$(BUILD)"
 
 # Two versions' kernels side by side: make diff FROM=v0_naive TO=v1_tma
 diff:

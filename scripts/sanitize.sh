@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make sanitize: compute-sanitizer's four tools over every version's kernels, both dtypes, small
-# ragged shapes (the tools slow a kernel down 10-1000x). Fails on any reported error.
+# ragged shapes (the tools slow a kernel down 10-1000x). Fails on any reported error, and on a
+# run that outlasts SANITIZE_TIMEOUT seconds (default 300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -17,14 +18,16 @@ for tool in memcheck racecheck synccheck initcheck; do
     for dtype in fp16 bf16; do
       for shape in "${shapes[@]}"; do
         read -r m n k <<<"$shape"
-        log=$(compute-sanitizer --tool "$tool" --error-exitcode 99 --kernel-name kns=matmul_kernel \
+        log=$(timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 99 --kernel-name kns=matmul_kernel \
           "$build/bin/$v" --m "$m" --n "$n" --k "$k" --dtype "$dtype" --warmup 0 --iters 20 2>&1) || {
           echo "sanitize: $tool found errors in $v $dtype ${m}x${n}x${k}:"
           echo "$log" | grep -vE '^(version|v[0-9]|cublas) ' | head -20
           failures=$((failures + 1))
         }
         runs=$((runs + 1))
-        errors=$((errors + $(echo "$log" | grep -oE 'ERROR SUMMARY: [0-9]+' | grep -oE '[0-9]+' || echo 1)))
+        # "ERROR SUMMARY: 0 errors" (memcheck, synccheck, initcheck), "(0 errors, 0 warnings)" (racecheck);
+        # no summary at all (a crash, the timeout) counts as one error.
+        errors=$((errors + $(echo "$log" | grep -oE '[0-9]+ errors?' | head -1 | grep -oE '[0-9]+' || echo 1)))
       done
     done
   done

@@ -12,6 +12,7 @@ namespace hopper {
 // Rows of a swizzle atom: 8 rows × 128 bytes = 1024 bytes, the alignment the tile needs.
 inline constexpr uint32_t swizzle_atom_bytes = 1024;
 
+// [region:descriptor]
 // Address-like fields hold bytes >> 4 (16-byte units): forgetting the shift is the classic bug.
 //   bits  0-13  start address
 //   bits 16-29  leading-dimension byte offset: unused for K-major swizzled tiles, 1 by convention
@@ -24,5 +25,6 @@ __host__ __device__ constexpr uint64_t make_smem_descriptor(uint32_t smem_byte_a
          | uint64_t(swizzle_atom_bytes >> 4) << 32      //
          | uint64_t(1) << 62;
 }
+// [/region:descriptor]
 
 }  // namespace hopper

@@ -27,6 +27,7 @@ __device__ inline void store_pair(T* c, int row, int col, float x, float y, int 
   }
 }
 
+// [region:store_fragment]
 // Writes this thread's part of a 64 × N accumulator tile whose top-left element is C[row0][col0].
 template <int N, typename T>
 __device__ inline void store_fragment(const float (&d)[N / 2], T* c, int row0, int col0, int m, int n) {
@@ -39,5 +40,6 @@ __device__ inline void store_fragment(const float (&d)[N / 2], T* c, int row0, i
     store_pair(c, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3], m, n);
   }
 }
+// [/region:store_fragment]
 
 }  // namespace hopper

@@ -20,17 +20,20 @@ __device__ inline void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
 // to the copy engine. Follow it with a block barrier before anyone waits on or arrives at them.
 __device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 
+// [region:arrive_expect_tx]
 // mbarrier.arrive.expect_tx: one arrival, and `bytes` more to wait for in this phase. The count
 // must be exactly what the copies deliver; TMA counts the whole box, zero-filled parts included.
 __device__ inline void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
+// [/region:arrive_expect_tx]
 
 // mbarrier.arrive: one arrival.
 __device__ inline void mbarrier_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
 
+// [region:try_wait]
 // mbarrier.try_wait.parity: true once the phase with this parity has completed. The hardware
 // may suspend the thread for a while before answering false, so spinning on it is cheap.
 __device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
@@ -46,6 +49,7 @@ __device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
       : "memory");
   return done;
 }
+// [/region:try_wait]
 
 #ifdef HOPPER_WAIT_TIMEOUT_NS
 __device__ inline uint64_t global_timer_ns() {

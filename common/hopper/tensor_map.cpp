@@ -47,6 +47,7 @@ TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_
           uint32_t(box_rows * box_cols * element)};
 }
 
+// [region:make_tile_map]
 CUtensorMap make_tile_map(const void* base, matmul::DType t, const TileMapParams& p) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {p.dims[0], p.dims[1]};
@@ -61,5 +62,6 @@ CUtensorMap make_tile_map(const void* base, matmul::DType t, const TileMapParams
     throw matmul::CudaError("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(status)));
   return map;
 }
+// [/region:make_tile_map]
 
 }  // namespace hopper

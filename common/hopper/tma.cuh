@@ -10,6 +10,7 @@
 
 namespace hopper {
 
+// [region:tma_load]
 // Copies the box at (col, row) of `map` (coordinates in elements, innermost first) into `dst`,
 // completing `bytes` of the current phase of `bar`. `map` must be a __grid_constant__ kernel
 // parameter (or otherwise live in global, constant or parameter memory), never a local copy.
@@ -19,5 +20,6 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* 
       ::"r"(smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(smem_addr(bar))
       : "memory");
 }
+// [/region:tma_load]
 
 }  // namespace hopper

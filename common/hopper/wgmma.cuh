@@ -71,6 +71,7 @@ __device__ inline void fence_accumulators(float (&d)[count]) {
   else                                                                     \
     HOPPER_WGMMA(N, "bf16", NAMES, DESC_A, DESC_B, SCALE_D, __VA_ARGS__)
 
+// [region:wgmma]
 // D (64 × N, N/2 floats per thread) += A (64 × 16) · B (N × 16)ᵀ, both tiles in shared memory.
 template <typename T, int N>
 __device__ inline void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, bool accumulate = true) {
@@ -84,5 +85,6 @@ __device__ inline void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b
     HOPPER_WGMMA_BOTH_TYPES(256, HOPPER_NAMES_128, "%128", "%129", "%130", HOPPER_D128(0));
   }
 }
+// [/region:wgmma]
 
 }  // namespace hopper
