@@ -2,7 +2,9 @@
 #pragma once
 #include <catch2/catch_test_macros.hpp>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/check.h"
 #include "common/gpu.h"
@@ -17,4 +19,11 @@ inline void require_hopper_or_skip() {
     }
   }();
   if (!unavailable.empty()) SKIP(unavailable);
+}
+
+// The 16-bit words of `count` elements of device memory.
+inline std::vector<uint16_t> copy_to_host(const void* device, size_t count) {
+  std::vector<uint16_t> bits(count);
+  CUDA_CHECK(cudaMemcpy(bits.data(), device, count * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  return bits;
 }

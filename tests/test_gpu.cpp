@@ -24,8 +24,7 @@ std::vector<const Version*> versions_and_baseline() {
 }
 
 std::vector<float> to_host(const void* device, size_t count, DType t) {
-  std::vector<uint16_t> bits(count);
-  CUDA_CHECK(cudaMemcpy(bits.data(), device, count * 2, cudaMemcpyDeviceToHost));
+  const std::vector<uint16_t> bits = copy_to_host(device, count);
   std::vector<float> out(count);
   for (size_t i = 0; i < count; ++i) {
     if (t == DType::fp16) out[i] = __half2float(__half_raw{bits[i]});

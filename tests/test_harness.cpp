@@ -101,15 +101,10 @@ TEST_CASE("inputs are fresh for every check, random, and scaled so C has unit va
   require_hopper_or_skip();
   const Shape s{256, 256, 1024};
   Workspace w(DType::fp16, s);
-  const auto copy = [](const void* p, size_t n) {
-    std::vector<uint16_t> h(n);
-    CUDA_CHECK(cudaMemcpy(h.data(), p, n * 2, cudaMemcpyDeviceToHost));
-    return h;
-  };
   const size_t count = size_t(s.m) * s.k;
-  const auto first = copy(w.a(), count);
+  const auto first = copy_to_host(w.a(), count);
   w.new_inputs();
-  const auto second = copy(w.a(), count);
+  const auto second = copy_to_host(w.a(), count);
   size_t same = 0, zeros = 0;
   for (size_t i = 0; i < count; ++i) {
     same += first[i] == second[i];
@@ -120,7 +115,7 @@ TEST_CASE("inputs are fresh for every check, random, and scaled so C has unit va
 
   REQUIRE(w.verify(cublas_version()).pass());
   double sum2 = 0;
-  for (uint16_t bits : copy(w.c(), size_t(s.m) * s.n)) {
+  for (uint16_t bits : copy_to_host(w.c(), size_t(s.m) * s.n)) {
     const double x = __half2float(__half_raw{bits});
     sum2 += x * x;
   }

@@ -22,8 +22,14 @@ struct SassRule {
 // "HGMMA" matches "HGMMA.64x128x16.F32", "SYNCS.ARRIVE" matches "SYNCS.ARRIVE.TRANS64.A1T0".
 const std::vector<SassRule> rules = {
     {"v0_naive", {"FFMA", "LDG.E.U16"}, {"HGMMA", "UTMALDG", "SYNCS"}},
-    {"v1_tma", {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "WARPGROUP.ARRIVE", "BAR.SYNC"}, {"FFMA"}},
-    {"v2_pipelined", {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "WARPGROUP.ARRIVE", "BAR.SYNC"}, {"FFMA"}},
+    {"v1_tma",
+     {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+      "WARPGROUP.ARRIVE", "BAR.SYNC"},
+     {"FFMA"}},
+    {"v2_pipelined",
+     {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+      "WARPGROUP.ARRIVE", "BAR.SYNC"},
+     {"FFMA"}},
 };
 
 // Local memory (register spills, runtime-indexed arrays) is forbidden in every version.
