@@ -28,7 +28,7 @@ Workspace::Workspace(DType t, Shape s)
       shape_(validated(s)),
       a_(elements(s.m, s.k) * dtype_bytes),
       b_(elements(s.n, s.k) * dtype_bytes),
-      c_((elements(s.m, s.n) + guard_elements) * dtype_bytes),
+      c_((guard_elements + elements(s.m, s.n) + guard_elements) * dtype_bytes),
       c_first_(elements(s.m, s.n) * dtype_bytes),
       c_cublas_(elements(s.m, s.n) * dtype_bytes),
       ref_(elements(s.m, s.n) * sizeof(float)) {
@@ -47,33 +47,41 @@ void Workspace::run(const Version& v, void* c, cudaStream_t stream) const {
   v.run(dtype_, a_.get(), b_.get(), c, int(shape_.m), int(shape_.n), int(shape_.k), stream);
 }
 
+void* Workspace::c_data() const { return static_cast<uint16_t*>(c_.get()) + guard_elements; }
+
 void Workspace::poison_c() {
   const size_t count = elements(shape_.m, shape_.n);
-  fill_bits(c_.get(), count, poison_bits);
-  fill_bits(static_cast<uint16_t*>(c_.get()) + count, guard_elements, guard_bits);
+  fill_bits(c_.get(), guard_elements, guard_bits);
+  fill_bits(c_data(), count, poison_bits);
+  fill_bits(static_cast<uint16_t*>(c_data()) + count, guard_elements, guard_bits);
+}
+
+int64_t Workspace::guard_damage() const {
+  const size_t count = elements(shape_.m, shape_.n);
+  return count_not_equal(c_.get(), guard_elements, guard_bits) +
+         count_not_equal(static_cast<const uint16_t*>(c_data()) + count, guard_elements, guard_bits);
 }
 
 Verification Workspace::verify(const Version& v) {
   const size_t count = elements(shape_.m, shape_.n);
-  const void* guard = static_cast<const uint16_t*>(c_.get()) + count;
 
   poison_c();
-  run(v, c_.get());
+  run(v, c_data());
   CUDA_CHECK(cudaDeviceSynchronize());
-  Verification result = compare_to_reference(dtype_, c_.get(), static_cast<const float*>(ref_.get()), count);
-  result.guard_damage = count_not_equal(guard, guard_elements, guard_bits);
+  Verification result = compare_to_reference(dtype_, c_data(), static_cast<const float*>(ref_.get()), count);
+  result.guard_damage = guard_damage();
 
-  CUDA_CHECK(cudaMemcpy(c_first_.get(), c_.get(), count * dtype_bytes, cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemcpy(c_first_.get(), c_data(), count * dtype_bytes, cudaMemcpyDeviceToDevice));
   poison_c();
-  run(v, c_.get());
+  run(v, c_data());
   CUDA_CHECK(cudaDeviceSynchronize());
-  result.rerun_differences = count_differences(c_.get(), c_first_.get(), count);
-  result.guard_damage += count_not_equal(guard, guard_elements, guard_bits);
+  result.rerun_differences = count_differences(c_data(), c_first_.get(), count);
+  result.guard_damage += guard_damage();
   return result;
 }
 
 Timings Workspace::time(const Version& v, const TimingFlags& t) {
-  return time_interleaved([&](cudaStream_t s) { run(v, c_.get(), s); },
+  return time_interleaved([&](cudaStream_t s) { run(v, c_data(), s); },
                           [&](cudaStream_t s) { run(cublas_version(), c_cublas_.get(), s); }, t.warmup, t.iters);
 }
 

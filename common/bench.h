@@ -14,7 +14,7 @@
 
 namespace matmul {
 
-// Device buffers for one problem: A and B, the version's C followed by its guard band, a copy of
+// Device buffers for one problem: A and B, the version's C between two guard bands, a copy of
 // C for the rerun comparison, cuBLAS's C, and the fp32 reference.
 class Workspace {
  public:
@@ -24,20 +24,22 @@ class Workspace {
   void new_inputs();
 
   // Runs `v` twice on the current inputs, each time into a freshly poisoned C, and checks
-  // the result, the guard band and that both runs agree bit for bit.
+  // the result, the guard bands and that both runs agree bit for bit.
   Verification verify(const Version& v);
 
   // `warmup` + `iters` launches of `v`, each paired with a cuBLAS launch.
   Timings time(const Version& v, const TimingFlags& t);
 
   // C as the last run left it (m·n elements of the dtype).
-  const void* c() const { return c_.get(); }
+  const void* c() const { return c_data(); }
   const void* a() const { return a_.get(); }
   const void* b() const { return b_.get(); }
 
  private:
   void run(const Version& v, void* c, cudaStream_t stream = nullptr) const;
+  void* c_data() const;  // C itself, past the guard band in front of it
   void poison_c();
+  int64_t guard_damage() const;
 
   DType dtype_;
   Shape shape_;

@@ -108,9 +108,11 @@ Options parse_options(const std::vector<std::string>& args) {
 
 LadderOptions parse_ladder_options(const std::vector<std::string>& args) {
   LadderOptions o;
+  bool restricted = false;  // a subset of the default workload
   ArgReader r(args);
   while (r.next()) {
     const std::string& f = r.flag();
+    restricted = restricted || f == "--versions" || f == "--sizes" || f == "--dtypes";
     if (f == "--versions") {
       o.versions = split(f, r.take());
     } else if (f == "--sizes") {
@@ -138,6 +140,10 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args) {
       r.unknown();
     }
   }
+  if (restricted && o.out.empty() && !o.list && !o.help)
+    throw std::invalid_argument(
+        "a run restricted by --versions, --sizes or --dtypes needs --out FILE: the default file, "
+        "results/<gpu>.json, holds the whole ladder that the docs and plots are made from");
   return o;
 }
 
@@ -172,7 +178,8 @@ and writes a results file.
   --iters I             timed launches per run, at least )" + std::to_string(min_iters) + R"( (default )" +
          std::to_string(min_iters) + R"()
   --budget SECONDS      skip a run predicted to take longer (default 60)
-  --out FILE            results file (default results/<gpu>.json)
+  --out FILE            results file (default results/<gpu>.json; required with
+                        --versions, --sizes or --dtypes, so a partial run never replaces it)
   --list                print the registered versions and exit
   --help                this text
 )";

@@ -12,9 +12,9 @@ namespace matmul {
 // Written over C before every run: a NaN in fp16 and in bf16, and a bit pattern no arithmetic
 // produces, so an element still holding it was never written.
 inline constexpr uint16_t poison_bits = 0xFFFF;
-// Written past the end of C: a finite value (203.25 in fp16), so any change to it is a stray store.
+// Written around C: a finite value (203.25 in fp16), so any change to it is a stray store.
 inline constexpr uint16_t guard_bits = 0x5A5A;
-// Elements of the guard band past C's end.
+// Elements of each guard band, before C's start and past its end (8 KiB: C stays 16-byte aligned).
 inline constexpr size_t guard_elements = 4096;
 
 // A seed never used before in this process.

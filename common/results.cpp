@@ -157,7 +157,8 @@ Results read_results(const std::string& path) {
 std::string git_commit() {
   if (const char* given = std::getenv("MATMUL_GIT_COMMIT"); given && *given) return given;
   std::string out;
-  if (FILE* p = popen("git describe --always --dirty --abbrev=12 2>/dev/null", "r")) {
+  const std::string command = "git -C '" MATMUL_SOURCE_DIR "' describe --always --dirty --abbrev=12 2>/dev/null";
+  if (FILE* p = popen(command.c_str(), "r")) {
     char buf[128];
     while (std::fgets(buf, sizeof buf, p)) out += buf;
     pclose(p);

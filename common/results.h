@@ -49,7 +49,8 @@ void write_results(const std::string& path, const Results& r);
 
 Results read_results(const std::string& path);
 
-// The checkout's commit ("a1b2c3d", with "-dirty" for uncommitted changes), or "unknown";
+// The commit of the checkout the binaries were built from ("a1b2c3d", with "-dirty" for
+// uncommitted changes), or "unknown";
 // $MATMUL_GIT_COMMIT overrides it where the tree was copied without its .git (a remote GPU box).
 std::string git_commit();
 

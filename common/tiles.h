@@ -7,9 +7,10 @@
 namespace matmul {
 
 // Number of size-`tile` pieces needed to cover `extent`, the last one possibly partial.
+// (extent + tile - 1) / tile would overflow for an extent near the type's maximum.
 template <typename I>
 __host__ __device__ constexpr I ceil_div(I extent, I tile) {
-  return (extent + tile - 1) / tile;
+  return extent / tile + (extent % tile != 0);
 }
 
 // `p` moved up to the next multiple of `alignment` (a power of two).

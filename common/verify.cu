@@ -80,6 +80,19 @@ struct Differ {
   __device__ bool operator()(size_t i) const { return a[i] != b[i]; }
 };
 
+// A written, finite element further from the reference than u·(2·|ref| + rms) (verify.h).
+template <typename T>
+struct Outlier {
+  const T* c;
+  const float* ref;
+  double u, rms;
+  __device__ bool operator()(size_t i) const {
+    const float x = float(c[i]);
+    if (reinterpret_cast<const uint16_t*>(c)[i] == poison_bits || !isfinite(x)) return false;  // counted apart
+    return fabs(double(x) - ref[i]) > u * (2 * fabs(double(ref[i])) + rms);
+  }
+};
+
 template <typename Pred>
 int64_t count_where(Pred pred, size_t count) {
   DeviceBuffer total(sizeof(unsigned long long));
@@ -97,7 +110,10 @@ std::string Verification::failure() const {
   char text[160];
   if (unwritten > 0) return std::to_string(unwritten) + " elements of C never written";
   if (nonfinite > 0) return std::to_string(nonfinite) + " elements of C are NaN or Inf";
-  if (guard_damage > 0) return std::to_string(guard_damage) + " guard-band words past C overwritten";
+  if (guard_damage > 0) return std::to_string(guard_damage) + " guard-band words around C overwritten";
+  if (outliers > 0)
+    return std::to_string(outliers) + " elements of C further from the reference than " + dtype_name(dtype) +
+           " rounding allows";
   if (!(rel_err <= tolerance(dtype))) {
     std::snprintf(text, sizeof text, "relative error %.3g above the %s tolerance %.0e", rel_err, dtype_name(dtype),
                   tolerance(dtype));
@@ -124,6 +140,11 @@ Verification compare_to_reference(DType t, const void* c, const float* ref, size
   v.rel_err = host.ref2 > 0 ? std::sqrt(host.err2 / host.ref2) : std::sqrt(host.err2);
   v.unwritten = int64_t(host.unwritten);
   v.nonfinite = int64_t(host.nonfinite);
+  const double rms = std::sqrt(host.ref2 / double(count));
+  if (t == DType::fp16)
+    v.outliers = count_where(Outlier<__half>{static_cast<const __half*>(c), ref, unit_roundoff(t), rms}, count);
+  else
+    v.outliers = count_where(Outlier<__nv_bfloat16>{static_cast<const __nv_bfloat16*>(c), ref, unit_roundoff(t), rms}, count);
   return v;
 }
 

@@ -45,19 +45,30 @@ if ! have_file nlohmann/json.hpp; then
 fi
 
 # matplotlib: the system python's if it has one, else a project venv (.venv).
-if ! python3 -c 'import matplotlib' 2>/dev/null && ! .venv/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  say "installing matplotlib into .venv"
-  python3 -m venv --system-site-packages .venv
-  .venv/bin/python3 -m pip install -q -r plots/requirements.txt
-fi
-
 # cuobjdump and the nvdisasm it runs to print SASS: the CUDA toolkit's if it has them, else
 # PyPI's into .tools/ (the development and CI machines' CUDA install has neither).
 nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")
 have_tool() { command -v "$1" >/dev/null || [ -x "$nvcc_dir/$1" ] || [ -x ".tools/nvidia/cu13/bin/$1" ]; }
-if ! have_tool cuobjdump || ! have_tool nvdisasm; then
+need_matplotlib=0 need_tools=0
+python3 -c 'import matplotlib' 2>/dev/null || .venv/bin/python3 -c 'import matplotlib' 2>/dev/null || need_matplotlib=1
+{ have_tool cuobjdump && have_tool nvdisasm; } || need_tools=1
+
+# Both come through pip, the venv through venv: a stock Debian python3 has neither.
+if [ $((need_matplotlib + need_tools)) -gt 0 ] && ! python3 -c 'import pip, ensurepip, venv' 2>/dev/null; then
+  say "installing python3-pip and python3-venv"
+  apt_install python3-pip python3-venv
+fi
+
+if [ "$need_matplotlib" = 1 ]; then
+  say "installing matplotlib into .venv"
+  rm -rf .venv  # a venv left half-made by an earlier failure
+  python3 -m venv --system-site-packages .venv
+  .venv/bin/python3 -m pip install -q -r plots/requirements.txt || { rm -rf .venv; exit 1; }
+fi
+
+if [ "$need_tools" = 1 ]; then
   say "installing cuobjdump and nvdisasm (PyPI nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm) into .tools"
   rm -rf .tools
   python3 -m pip install -q --root-user-action=ignore --target .tools \
-    'nvidia-cuda-cuobjdump>=13.0,<14' 'nvidia-cuda-nvdisasm>=13.0,<14'
+    'nvidia-cuda-cuobjdump>=13.0,<14' 'nvidia-cuda-nvdisasm>=13.0,<14' || { rm -rf .tools; exit 1; }
 fi

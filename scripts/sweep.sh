@@ -21,13 +21,14 @@ variant_name() { echo "$1" | tr ' =' '_-'; }
 # Build every variant in parallel; ptxas's report goes to a log beside each binary.
 for variant in "$@"; do
   name=$version-$(variant_name "$variant")
+  rm -f "$work/$name"  # a variant that no longer builds must not report an old binary's numbers
   cp "$version/kernel.cu" "$work/$name.cu"
   for assign in $variant; do
     key=${assign%%=*} value=${assign#*=}
     sed -i -E "s/^constexpr int $key = [0-9]+;/constexpr int $key = $value;/" "$work/$name.cu"
     grep -q "^constexpr int $key = $value;" "$work/$name.cu" || { echo "sweep: no 'constexpr int $key' in $version/kernel.cu" >&2; exit 2; }
   done
-  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Xptxas=-v,-warn-spills \
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Xptxas=-v,-warn-spills,-warn-lmem-usage \
     -Werror=all-warnings -I. -I"$build/generated" "$work/$name.cu" "$version/main.cu" "$build/common/libmatmul_common.a" \
     -lcublas -o "$work/$name" >"$work/$name.log" 2>&1 &
 done

@@ -91,10 +91,19 @@ TEST_CASE("ladder CLI reads versions, sizes, dtypes, budget and output") {
   CHECK(o.list);
 }
 
+TEST_CASE("a restricted ladder run needs its own output file") {
+  CHECK_THROWS_WITH(parse_ladder({"--versions", "v0_naive"}), ContainsSubstring("needs --out FILE"));
+  CHECK_THROWS_WITH(parse_ladder({"--sizes", "1024"}), ContainsSubstring("needs --out FILE"));
+  CHECK_THROWS_WITH(parse_ladder({"--dtypes", "bf16"}), ContainsSubstring("needs --out FILE"));
+  CHECK_NOTHROW(parse_ladder({"--sizes", "1024", "--out", "/tmp/partial.json"}));
+  CHECK_NOTHROW(parse_ladder({"--versions", "v0_naive", "--list"}));
+  CHECK_NOTHROW(parse_ladder({"--iters", "25", "--budget", "10"}));  // the whole workload: the default file
+}
+
 TEST_CASE("ladder CLI refuses bad lists and sizes") {
-  CHECK_THROWS_WITH(parse_ladder({"--sizes", "512,,1024"}), ContainsSubstring("without empty items"));
-  CHECK_THROWS_WITH(parse_ladder({"--sizes", "500"}), ContainsSubstring("--sizes 500: K = 500 is invalid"));
-  CHECK_THROWS_WITH(parse_ladder({"--dtypes", "fp16,int8"}), ContainsSubstring("'int8' is invalid"));
+  CHECK_THROWS_WITH(parse_ladder({"--sizes", "512,,1024", "--out", "x"}), ContainsSubstring("without empty items"));
+  CHECK_THROWS_WITH(parse_ladder({"--sizes", "500", "--out", "x"}), ContainsSubstring("--sizes 500: K = 500 is invalid"));
+  CHECK_THROWS_WITH(parse_ladder({"--dtypes", "fp16,int8", "--out", "x"}), ContainsSubstring("'int8' is invalid"));
   CHECK_THROWS_WITH(parse_ladder({"--budget", "0"}), ContainsSubstring("--budget 0 is invalid"));
   CHECK_THROWS_WITH(parse_ladder({"--size", "512"}), ContainsSubstring("unknown flag --size"));
 }

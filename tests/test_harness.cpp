@@ -33,6 +33,18 @@ void writes_past_the_end(const T* a, const T* b, T* c, int m, int n, int k, cuda
 }
 
 template <typename T>
+void writes_before_the_start(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t s) {
+  correct(a, b, c, m, n, k, s);
+  fill_bits(c - 1, 1, 0, s);
+}
+
+template <typename T>
+void zeroes_a_short_run(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t s) {
+  correct(a, b, c, m, n, k, s);
+  fill_bits(c + size_t(m) * n / 2, 64, 0, s);  // 64 zeros in the middle of C: a race on part of one tile
+}
+
+template <typename T>
 void drops_last_k_slice(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t s) {
   correct(a, b, c, m, n, k - 8, s);  // wrong: the leading dimension is still k, in cuBLAS's view k - 8
 }
@@ -70,6 +82,23 @@ TEST_CASE("verification catches a store past the end of C") {
   Workspace w(DType::bf16, shape);
   const Verification r = w.verify(BROKEN(writes_past_the_end));
   CHECK(r.guard_damage > 0);
+  CHECK_FALSE(r.pass());
+}
+
+TEST_CASE("verification catches a store before the start of C") {
+  require_hopper_or_skip();
+  Workspace w(DType::fp16, shape);
+  const Verification r = w.verify(BROKEN(writes_before_the_start));
+  CHECK(r.guard_damage > 0);
+  CHECK_FALSE(r.pass());
+}
+
+TEST_CASE("verification catches a few wrong elements that the Frobenius error alone would miss") {
+  require_hopper_or_skip();
+  Workspace w(DType::bf16, {2048, 2048, 256});
+  const Verification r = w.verify(BROKEN(zeroes_a_short_run));
+  CHECK(r.rel_err < tolerance(DType::bf16));  // 64 of 4M elements: about 0.004
+  CHECK(r.outliers > 50);                     // each zero is far from its reference
   CHECK_FALSE(r.pass());
 }
 

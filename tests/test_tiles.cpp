@@ -12,6 +12,8 @@ TEST_CASE("ceil_div covers an extent with whole and partial tiles") {
   CHECK(ceil_div(8192, 32) == 256);
   CHECK(ceil_div(8193, 32) == 257);
   CHECK(ceil_div(int64_t(1) << 40, int64_t(64)) == int64_t(1) << 34);
+  CHECK(ceil_div(2147483647, 128) == 16777216);  // the largest valid dimension, without overflow
+  CHECK(ceil_div(2147483647, 64) == 33554432);
 }
 
 TEST_CASE("GPU names become file names") {

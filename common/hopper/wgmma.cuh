@@ -16,9 +16,10 @@ namespace hopper {
 
 __device__ inline uint64_t smem_descriptor(const void* tile) { return make_smem_descriptor(smem_addr(tile)); }
 
-// wgmma.fence (9.7.15.6.1): orders the warpgroup's earlier register and shared-memory accesses
-// before the wgmma that follows. Needed before the first wgmma that reads registers written by
-// ordinary instructions (the zeroed accumulators).
+// wgmma.fence: orders the warpgroup's earlier accesses to the accumulator registers (and to
+// registers holding A fragments) before the wgmma that follows. Needed before the first wgmma
+// whose accumulators ordinary instructions wrote (the zeroing). It does not order shared memory:
+// tiles written by ordinary stores need fence.proxy.async.shared::cta before wgmma reads them.
 __device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 
 // wgmma.commit_group (9.7.15.6.3): closes a group of the wgmmas issued so far.
