@@ -80,7 +80,7 @@ struct Differ {
   __device__ bool operator()(size_t i) const { return a[i] != b[i]; }
 };
 
-// A written, finite element further from the reference than u·(2·|ref| + rms) (verify.h).
+// A written, finite element further from the reference than u·(2·|ref| + 8·rms) (verify.h).
 template <typename T>
 struct Outlier {
   const T* c;
@@ -89,7 +89,7 @@ struct Outlier {
   __device__ bool operator()(size_t i) const {
     const float x = float(c[i]);
     if (reinterpret_cast<const uint16_t*>(c)[i] == poison_bits || !isfinite(x)) return false;  // counted apart
-    return fabs(double(x) - ref[i]) > u * (2 * fabs(double(ref[i])) + rms);
+    return fabs(double(x) - ref[i]) > u * (2 * fabs(double(ref[i])) + 8 * rms);
   }
 };
 

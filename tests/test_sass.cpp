@@ -31,6 +31,11 @@ const std::vector<SassRule> rules = {
      {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT",
       "WARPGROUP.ARRIVE", "BAR.SYNC"},
      {"FFMA"}},
+    {"v3_warpspec",
+     {"HGMMA.64x192x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.ARRIVE.TRANS64.A1T0",
+      "SYNCS.PHASECHK.TRANS64.TRYWAIT"},
+     {"FFMA"},
+     {"BAR.SYNC"}},
 };
 
 // Local memory (register spills, runtime-indexed arrays) is forbidden in every version.

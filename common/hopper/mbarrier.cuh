@@ -28,6 +28,11 @@ __device__ inline void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) 
 }
 // [/region:arrive_expect_tx]
 
+// mbarrier.arrive: one arrival.
+__device__ inline void mbarrier_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
 // [region:try_wait]
 // mbarrier.try_wait.parity: true once the phase with this parity has completed. The hardware
 // may suspend the thread for a while before answering false, so spinning on it is cheap.

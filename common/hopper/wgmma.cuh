@@ -45,11 +45,15 @@ __device__ inline void fence_accumulators(float (&d)[count]) {
 #define HOPPER_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define HOPPER_D32(i) HOPPER_D8(i), HOPPER_D8(i + 8), HOPPER_D8(i + 16), HOPPER_D8(i + 24)
 #define HOPPER_D64(i) HOPPER_D32(i), HOPPER_D32(i + 32)
+#define HOPPER_D96(i) HOPPER_D64(i), HOPPER_D32(i + 64)
 #define HOPPER_D128(i) HOPPER_D64(i), HOPPER_D64(i + 64)
 #define HOPPER_TEN(t) "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, %" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
 #define HOPPER_NAMES_32 HOPPER_TEN() ", " HOPPER_TEN(1) ", " HOPPER_TEN(2) ", %30, %31"
 #define HOPPER_NAMES_64 \
   HOPPER_TEN() ", " HOPPER_TEN(1) ", " HOPPER_TEN(2) ", " HOPPER_TEN(3) ", " HOPPER_TEN(4) ", " HOPPER_TEN(5) ", %60, %61, %62, %63"
+#define HOPPER_NAMES_96                                                                                              \
+  HOPPER_TEN() ", " HOPPER_TEN(1) ", " HOPPER_TEN(2) ", " HOPPER_TEN(3) ", " HOPPER_TEN(4) ", " HOPPER_TEN(5) ", " \
+  HOPPER_TEN(6) ", " HOPPER_TEN(7) ", " HOPPER_TEN(8) ", %90, %91, %92, %93, %94, %95"
 #define HOPPER_NAMES_128                                                                                             \
   HOPPER_TEN() ", " HOPPER_TEN(1) ", " HOPPER_TEN(2) ", " HOPPER_TEN(3) ", " HOPPER_TEN(4) ", " HOPPER_TEN(5) ", " \
   HOPPER_TEN(6) ", " HOPPER_TEN(7) ", " HOPPER_TEN(8) ", " HOPPER_TEN(9) ", " HOPPER_TEN(10) ", " HOPPER_TEN(11)  \
@@ -77,11 +81,13 @@ __device__ inline void fence_accumulators(float (&d)[count]) {
 template <typename T, int N>
 __device__ inline void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, bool accumulate = true) {
   static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "fp16 or bf16");
-  static_assert(N == 64 || N == 128 || N == 256, "the shapes this course uses");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "the shapes this course uses");
   if constexpr (N == 64) {
     HOPPER_WGMMA_BOTH_TYPES(64, HOPPER_NAMES_32, "%32", "%33", "%34", HOPPER_D32(0));
   } else if constexpr (N == 128) {
     HOPPER_WGMMA_BOTH_TYPES(128, HOPPER_NAMES_64, "%64", "%65", "%66", HOPPER_D64(0));
+  } else if constexpr (N == 192) {
+    HOPPER_WGMMA_BOTH_TYPES(192, HOPPER_NAMES_96, "%96", "%97", "%98", HOPPER_D96(0));
   } else {
     HOPPER_WGMMA_BOTH_TYPES(256, HOPPER_NAMES_128, "%128", "%129", "%130", HOPPER_D128(0));
   }
