@@ -19,4 +19,23 @@ __host__ __device__ P* align_up(P* p, uintptr_t alignment) {
   return reinterpret_cast<P*>((reinterpret_cast<uintptr_t>(p) + alignment - 1) & ~(alignment - 1));
 }
 
+// [region:grouped_tile]
+// A tile's place in the grid of output tiles, by tile row and tile column.
+struct TileCoord {
+  int row, col;
+};
+
+// The index-th tile in grouped order. Blocks that run at the same time share operands in L2 when
+// they cover a compact patch of C: tiles are taken `group` rows at a time, column by column
+// inside the group, so about `group` rows of A and (concurrent blocks) / `group` columns of B are
+// live at once. The last group has the rows that are left. group = 1 is row-by-row order.
+__host__ __device__ constexpr TileCoord grouped_tile(int index, int tiles_m, int tiles_n, int group) {
+  const int per_group = group * tiles_n;
+  const int first_row = index / per_group * group;
+  const int rows = tiles_m - first_row < group ? tiles_m - first_row : group;
+  const int in_group = index % per_group;
+  return {first_row + in_group % rows, in_group / rows};
+}
+// [/region:grouped_tile]
+
 }  // namespace matmul

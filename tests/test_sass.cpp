@@ -36,6 +36,11 @@ const std::vector<SassRule> rules = {
       "SYNCS.PHASECHK.TRANS64.TRYWAIT"},
      {"FFMA"},
      {"BAR.SYNC"}},
+    {"v4_two_consumers",
+     {"HGMMA.64x256x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.ARRIVE.TRANS64.A1T0",
+      "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG.TRY", "USETMAXREG.DEALLOC.CTAPOOL"},
+     {"FFMA"},
+     {"BAR.SYNC"}},
 };
 
 // Local memory (register spills, runtime-indexed arrays) is forbidden in every version.

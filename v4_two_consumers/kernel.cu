@@ -1,0 +1,166 @@
+// v4_two_consumers: one producer warpgroup and two consumer warpgroups that share each loaded tile.
+//
+// v3's single consumer was one stream of WGMMAs, and its tile was as wide as one warpgroup's
+// registers allow. Here two consumer warpgroups split a 128 × 256 tile by rows: both read every
+// B slot, so a slot is empty only when both have released it, and the tensor cores get two
+// independent streams. Their accumulators fit because the producer, which needs almost no
+// registers, hands most of its own to them (setmaxnreg). The ring's stage and phase bookkeeping
+// moves into hopper::Pipeline, and blocks take the output tiles in grouped order so that the
+// ones running at the same time share their rows of A and columns of B in L2.
+#include <cuda.h>
+
+#include "common/check.h"
+#include "common/hopper/fragment.cuh"
+#include "common/hopper/pipeline.cuh"
+#include "common/hopper/registers.cuh"
+#include "common/hopper/tensor_map.h"
+#include "common/hopper/tma.cuh"
+#include "common/hopper/wgmma.cuh"
+#include "common/problem.h"
+#include "common/tiles.h"
+#include "v4_two_consumers/matmul.h"
+
+namespace v4_two_consumers {
+
+// [region:constants]
+// The tile, chosen by measurement (this version's page in docs/). BK = 64 two-byte elements is
+// one 128-byte swizzled row, the widest box row TMA's 128-byte swizzle allows. Each consumer
+// owns BM / CONSUMERS rows of the tile: (BM / CONSUMERS) / 64 WGMMAs per 16-wide K slice, each
+// with BN/2 fp32 accumulators per thread.
+constexpr int BM = 128;
+constexpr int BN = 256;
+constexpr int BK = 64;
+constexpr int STAGES = 4;          // slots in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
+constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
+constexpr int GROUP = 8;           // rows of tiles per group of the grouped order (1: row by row)
+constexpr int WGMMA_M = 64;
+constexpr int WGMMA_K = 16;
+constexpr int CONSUMERS = 2;
+constexpr int CONSUMER_ROWS = BM / CONSUMERS;
+constexpr int THREADS = 128 * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
+static_assert(STAGES > MMAS_IN_FLIGHT, "the slot being computed and those in flight are all held");
+static_assert(CONSUMER_ROWS % WGMMA_M == 0, "each consumer owns whole WGMMA rows");
+// [/region:constants]
+
+// [region:registers]
+// One block per SM: 65,536 registers for 384 threads, 168 each at launch (a multiple of 8). The
+// producer keeps PRODUCER_REGISTERS and the consumers take what it frees; the three must fit in
+// what the launch gave, or a consumer's setmaxnreg.inc waits forever for registers.
+constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
+static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS,
+              "the consumers claim more registers than the producer frees");
+// [/region:registers]
+
+// [region:smem]
+// One slot per stage, and the pipeline's pair of barriers for each.
+// Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
+// of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
+template <typename T>
+struct SharedStorage {
+  alignas(1024) T a[STAGES][BM * BK];  // BM rows of A per slot, K-major, swizzled
+  alignas(1024) T b[STAGES][BN * BK];  // BN rows of B per slot, K-major, swizzled
+  hopper::Pipeline<STAGES> pipe;
+};
+// [/region:smem]
+
+// [region:kernel]
+template <typename T>
+__global__ void __launch_bounds__(THREADS, 1) matmul_kernel(const __grid_constant__ CUtensorMap a_map,
+                                                            const __grid_constant__ CUtensorMap b_map, T* c, int m,
+                                                            int n, int k) {
+  extern __shared__ unsigned char smem_bytes[];
+  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, 1024));
+  const matmul::TileCoord tile =
+      matmul::grouped_tile(int(blockIdx.x), matmul::ceil_div(m, BM), matmul::ceil_div(n, BN), GROUP);
+  const int tile_row = tile.row * BM;
+  const int tile_col = tile.col * BN;
+
+  if (threadIdx.x == 0) smem.pipe.init(CONSUMERS);  // a slot is empty once every consumer released it
+  __syncthreads();  // the last block-wide barrier: it publishes the initialised barriers
+
+  const int k_tiles = matmul::ceil_div(k, BK);
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    hopper::release_registers<PRODUCER_REGISTERS>();
+    if (threadIdx.x == 0) {
+      hopper::PipelineState<STAGES> write;
+      for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        uint64_t* full = smem.pipe.producer_acquire(write, sizeof(smem.a[0]) + sizeof(smem.b[0]));
+        hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile_row);
+        hopper::tma_load_2d(smem.b[write.stage], &b_map, full, k_tile * BK, tile_col);
+        write.advance();
+      }
+    }
+    return;  // the producer's other 127 threads have nothing to do
+  }
+
+  hopper::claim_registers<CONSUMER_REGISTERS>();
+  const int rows = (warpgroup - 1) * CONSUMER_ROWS;  // this consumer's first row in the tile
+  float acc[CONSUMER_ROWS / WGMMA_M][BN / 2] = {};
+  hopper::PipelineState<STAGES> read, release;  // release trails read by MMAS_IN_FLIGHT K-steps
+  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    smem.pipe.consumer_wait(read);
+
+    hopper::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
+#pragma unroll
+      for (int i = 0; i < CONSUMER_ROWS / WGMMA_M; ++i) {
+        // Moving along K inside a swizzled row: 16 elements = 32 bytes further; the hardware
+        // applies the swizzle to the address it computes.
+        const uint64_t desc_a = hopper::smem_descriptor(&smem.a[read.stage][(rows + i * WGMMA_M) * BK + kk * WGMMA_K]);
+        const uint64_t desc_b = hopper::smem_descriptor(&smem.b[read.stage][kk * WGMMA_K]);
+        hopper::wgmma<T, BN>(acc[i], desc_a, desc_b);
+      }
+    }
+    hopper::wgmma_commit();
+    hopper::wgmma_wait<MMAS_IN_FLIGHT>();
+#pragma unroll
+    for (int i = 0; i < CONSUMER_ROWS / WGMMA_M; ++i) hopper::fence_accumulators(acc[i]);
+    if (k_tile >= MMAS_IN_FLIGHT) {
+      if (threadIdx.x % 128 == 0) smem.pipe.consumer_release(release);
+      release.advance();
+    }
+    read.advance();
+  }
+  hopper::wgmma_wait<0>();
+#pragma unroll
+  for (int i = 0; i < CONSUMER_ROWS / WGMMA_M; ++i) hopper::fence_accumulators(acc[i]);
+
+#pragma unroll
+  for (int i = 0; i < CONSUMER_ROWS / WGMMA_M; ++i)
+    hopper::store_fragment<BN>(acc[i], c, tile_row + rows + i * WGMMA_M, tile_col, m, n);
+}
+// [/region:kernel]
+
+// [region:launch]
+template <typename T>
+void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
+  matmul::validate_shape({m, n, k});
+  matmul::validate_operands(a, b, c);
+  const CUtensorMap a_map = hopper::make_tile_map(a, matmul::dtype_of<T>, hopper::tile_map_params(m, k, BM, BK));
+  const CUtensorMap b_map = hopper::make_tile_map(b, matmul::dtype_of<T>, hopper::tile_map_params(n, k, BN, BK));
+  const int64_t tiles = int64_t(matmul::ceil_div(m, BM)) * matmul::ceil_div(n, BN);
+  matmul::validate_grid(tiles);
+  const size_t smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + room to align the start to 1024
+  CUDA_CHECK(cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
+  matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
+  CUDA_CHECK(cudaGetLastError());
+}
+// [/region:launch]
+
+void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream) {
+  launch(a, b, c, m, n, k, stream);
+}
+
+void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
+            cudaStream_t stream) {
+  launch(a, b, c, m, n, k, stream);
+}
+
+const matmul::Version version{
+    "v4_two_consumers", "two consumer warpgroups, setmaxnreg, Pipeline, grouped order", matmul, matmul, {{"BM", BM}, {"BN", BN}, {"BK", BK}, {"STAGES", STAGES}, {"GROUP", GROUP}, {"THREADS", THREADS}}};
+
+}  // namespace v4_two_consumers
