@@ -6,6 +6,7 @@
 
 namespace hopper {
 
+// [region:setmaxnreg]
 template <int count>
 __device__ inline void release_registers() {
   static_assert(count % 8 == 0 && count >= 24 && count <= 256, "setmaxnreg takes a multiple of 8 in [24, 256]");
@@ -17,5 +18,6 @@ __device__ inline void claim_registers() {
   static_assert(count % 8 == 0 && count >= 24 && count <= 256, "setmaxnreg takes a multiple of 8 in [24, 256]");
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(count));
 }
+// [/region:setmaxnreg]
 
 }  // namespace hopper
