@@ -27,12 +27,17 @@ plots: setup
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: diff docs sanitize
+.PHONY: diff docs sanitize profile
 
 # On a GPU machine: compute-sanitizer's memcheck, racecheck, synccheck and initcheck over every
 # version's kernels; fails on any reported error.
 sanitize: build
 	@scripts/sanitize.sh "$(BUILD)"
+
+# On a GPU machine, after make run: ncu's tensor-pipe and DRAM figures at 8192^3 for every
+# version, stored in the results file; make docs and make plots then show them.
+profile: build
+	@python3 scripts/profile.py --build "$(BUILD)"
 
 # Two versions' kernels side by side: make diff FROM=v0_naive TO=v1_tma
 diff:
