@@ -47,10 +47,12 @@ double error_against_fp64(const Workspace& w, DType t, Shape s) {
   return std::sqrt(err2 / ref2);
 }
 
-// M and N of 1, primes, sizes next to tile multiples; K = 8, K not a multiple of 64, long K.
+// M and N of 1, primes, sizes next to tile multiples; K = 8, K not a multiple of 64, long K;
+// 1500 rows: 12 rows of 128-row tiles, a group of 8 and a last group of 4 in grouped order.
 const std::vector<Shape> ragged_shapes = {
-    {1, 1, 8},       {1, 257, 64},    {257, 1, 64},     {2, 3, 8},      {127, 131, 8},     {131, 127, 72},
+    {1, 1, 8},       {1, 257, 64},    {257, 1, 64},     {2, 3, 8},       {127, 131, 8},     {131, 127, 72},
     {97, 389, 1000}, {128, 256, 64},  {129, 255, 4096}, {255, 129, 200}, {1000, 1000, 1016}, {64, 4093, 136},
+    {1500, 700, 136},
 };
 
 }  // namespace

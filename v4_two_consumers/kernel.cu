@@ -23,10 +23,10 @@
 namespace v4_two_consumers {
 
 // [region:constants]
-// The tile, chosen by measurement (this version's page in docs/). BK = 64 two-byte elements is
-// one 128-byte swizzled row, the widest box row TMA's 128-byte swizzle allows. Each consumer
-// owns BM / CONSUMERS rows of the tile: (BM / CONSUMERS) / 64 WGMMAs per 16-wide K slice, each
-// with BN/2 fp32 accumulators per thread.
+// The tile, chosen by arithmetic and checked by measurement (this version's page in docs/).
+// BK = 64 two-byte elements is one 128-byte swizzled row, the widest box row TMA's 128-byte
+// swizzle allows. Each consumer owns BM / CONSUMERS rows of the tile: (BM / CONSUMERS) / 64
+// WGMMAs per 16-wide K slice, each with BN/2 fp32 accumulators per thread.
 constexpr int BM = 128;
 constexpr int BN = 256;
 constexpr int BK = 64;
