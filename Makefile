@@ -37,7 +37,7 @@ sanitize: build
 # On a GPU machine, after make run: ncu's tensor-pipe and DRAM figures at 8192^3 for every
 # version, stored in the results file; make docs and make plots then show them.
 profile: build
-	@python3 scripts/profile.py --build "$(BUILD)"
+	@python3 scripts/ncu_profile.py --build "$(BUILD)"
 
 # Two versions' kernels side by side: make diff FROM=v0_naive TO=v1_tma
 diff:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/profile.py without a GPU: it reads ncu's CSV the way ncu writes it, takes medians over
+"""scripts/ncu_profile.py without a GPU: it reads ncu's CSV the way ncu writes it, takes medians over
 the profiled launches, finds the registered versions, and refuses to run without ncu or a GPU."""
 import os
 import subprocess
@@ -8,7 +8,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import profile as prof  # noqa: E402  (scripts/profile.py, not the standard library's profile)
+import ncu_profile as prof  # noqa: E402
 
 T, D = prof.TENSOR, prof.DRAM
 SAMPLE = f'''==PROF== Connected to process 4242 (/work/build/bin/v1_tma)
@@ -39,7 +39,7 @@ class Parse(unittest.TestCase):
             prof.medians([])
 
     def test_finds_the_registered_versions(self):
-        versions = prof.registered_versions(ROOT)
+        versions = prof.registered_versions(os.environ["MATMUL_BUILD"])
         self.assertEqual(versions[:2], ["v0_naive", "v1_tma"])
         self.assertTrue(all(os.path.isdir(os.path.join(ROOT, v)) for v in versions))
 
@@ -47,7 +47,7 @@ class Parse(unittest.TestCase):
 class Refusals(unittest.TestCase):
     def run_script(self, *args, path=None):
         env = dict(os.environ, PATH=path if path is not None else os.environ["PATH"])
-        return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "profile.py"), *args],
+        return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ncu_profile.py"), *args],
                               capture_output=True, text=True, env=env)
 
     def test_bad_size_exits_2_with_one_line(self):

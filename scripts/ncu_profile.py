@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make profile: Nsight Compute's tensor-pipe and DRAM figures for every version, into the results.
 
-    scripts/profile.py [--build DIR] [--results FILE] [--size S]
+    scripts/ncu_profile.py [--build DIR] [--results FILE] [--size S]
 
 For each registered version and dtype, runs the version's binary at S³ (default 8192) under
 `ncu --clock-control none --cache-control none`, skips the first launches of its kernel, profiles
@@ -15,7 +15,6 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -64,10 +63,11 @@ def medians(launches):
     }
 
 
-def registered_versions(root):
-    text = open(os.path.join(root, "CMakeLists.txt")).read()
-    block = re.search(r"set\(MATMUL_VERSIONS(.*?)\)", text, re.S).group(1)
-    return re.findall(r"^\s+(v\d+_\w+)", block, re.M)
+def registered_versions(build):
+    """The versions the ladder knows (`ladder --list`, the baseline left out)."""
+    listed = subprocess.run([os.path.join(build, "bin", "ladder"), "--list"], capture_output=True, text=True, check=True)
+    names = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
+    return [name for name in names if name != "cublas"]
 
 
 def profile_run(binary, size, dtype):
@@ -107,8 +107,13 @@ def main():
     except (OSError, ValueError, KeyError, TypeError) as e:
         fail(2, f"{path}: not a results file ({e})")
 
+    try:
+        versions = registered_versions(args.build)
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail(2, f"cannot list the versions with {args.build}/bin/ladder --list ({e}): make build first")
+
     failures = 0
-    for version in registered_versions(root):
+    for version in versions:
         for dtype in ("fp16", "bf16"):
             matching = [r for r in runs if r.get("version") == version and r.get("dtype") == dtype
                         and r.get("m") == r.get("n") == r.get("k") == args.size]
