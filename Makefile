@@ -27,7 +27,11 @@ plots: setup
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: diff docs sanitize profile
+.PHONY: diff docs sanitize profile format
+
+# Every C++ and CUDA source through clang-format (.clang-format: 120 columns).
+format:
+	@git ls-files -co --exclude-standard '*.cu' '*.cuh' '*.h' '*.cpp' | xargs clang-format -i
 
 # On a GPU machine: compute-sanitizer's memcheck, racecheck, synccheck and initcheck over every
 # version's kernels; fails on any reported error.

@@ -8,8 +8,8 @@
 #include <iostream>
 #include <map>
 
-#include "common/bench.h"
-#include "common/cublas.h"
+#include "common/harness/cublas.h"
+#include "common/harness/harness.h"
 #include "matmul_versions.h"
 
 namespace matmul {
@@ -114,11 +114,13 @@ int ladder(int argc, char** argv) {
   std::printf("\nwrote %s\n", out.c_str());
 
   for (const RunRecord& r : results.runs)
-    if (!*r.pass) return exit_wrong_result;
+    if (!*r.pass) return exit_failed;
   return exit_pass;
 }
 
 }  // namespace
 }  // namespace matmul
 
-int main(int argc, char** argv) { return matmul::run_guarded("ladder", [&] { return matmul::ladder(argc, argv); }); }
+int main(int argc, char** argv) {
+  return matmul::run_guarded("ladder", [&] { return matmul::ladder(argc, argv); });
+}

@@ -18,11 +18,11 @@ function(add_matmul_version name)
   matmul_cuda_target(${name}_lib)
   target_compile_options(${name}_lib PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v,-warn-spills,-warn-lmem-usage -Werror=all-warnings>)
-  target_link_libraries(${name}_lib PUBLIC matmul_common)
+  target_link_libraries(${name}_lib PUBLIC hopper matmul_core)
 
   add_executable(${name} main.cu)
   matmul_cuda_target(${name})
-  target_link_libraries(${name} PRIVATE ${name}_lib)
+  target_link_libraries(${name} PRIVATE ${name}_lib matmul_harness)
 
   set_property(GLOBAL APPEND PROPERTY MATMUL_VERSION_TARGETS ${name})
 endfunction()

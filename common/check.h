@@ -1,7 +1,6 @@
-// Error checks: every CUDA and cuBLAS call goes through one of these, and a failure throws
-// with the call, the file and the line. The CLI turns exceptions into one line and an exit code.
+// Error checks: every CUDA runtime call goes through CUDA_CHECK, and a failure throws with the
+// call, the file and the line. The CLI turns exceptions into one line and an exit code.
 #pragma once
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -9,13 +8,8 @@
 
 namespace matmul {
 
-// A CUDA or cuBLAS call failed.
+// A CUDA (or cuBLAS) call failed.
 struct CudaError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// There is no GPU these kernels can run on (none at all, or one that is not Hopper).
-struct NoUsableGpu : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -25,11 +19,6 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
   if (status != cudaSuccess) throw_cuda_error(call, cudaGetErrorString(status), file, line);
 }
 
-inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw_cuda_error(call, cublasGetStatusString(status), file, line);
-}
-
 }  // namespace matmul
 
 #define CUDA_CHECK(call) ::matmul::check_cuda((call), #call, __FILE__, __LINE__)
-#define CUBLAS_CHECK(call) ::matmul::check_cublas((call), #call, __FILE__, __LINE__)

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace matmul {
 
@@ -22,7 +23,13 @@ inline std::optional<DType> parse_dtype(std::string_view s) {
 
 inline constexpr std::size_t dtype_bytes = 2;  // both are 16-bit types
 
-template <typename T> inline constexpr DType dtype_of = DType::fp16;
-template <> inline constexpr DType dtype_of<__nv_bfloat16> = DType::bf16;
+// The DType of an element type; any type but the two fails to compile.
+template <typename T>
+constexpr DType dtype_of_type() {
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "fp16 (__half) or bf16 (__nv_bfloat16)");
+  return std::is_same_v<T, __half> ? DType::fp16 : DType::bf16;
+}
+template <typename T>
+inline constexpr DType dtype_of = dtype_of_type<T>();
 
 }  // namespace matmul

@@ -16,7 +16,8 @@ namespace {
 void check_pointer(const char* name, const void* p) {
   if (p == nullptr) throw std::invalid_argument(std::string("pointer ") + name + " is null");
   if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
-    throw std::invalid_argument(std::string("pointer ") + name + " is not 16-byte aligned: TMA needs 16-byte aligned rows");
+    throw std::invalid_argument(std::string("pointer ") + name +
+                                " is not 16-byte aligned: TMA needs 16-byte aligned rows");
 }
 
 }  // namespace

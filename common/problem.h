@@ -1,4 +1,4 @@
-// What a valid problem is (DESIGN.md): C = A·Bᵀ with A m×k, B n×k, C m×n, all row-major.
+// What a valid problem is (docs/design.md, "Valid input"): C = A·Bᵀ with A m×k, B n×k, C m×n, all row-major.
 // Every entry point checks here first; a violation throws std::invalid_argument whose message
 // names the value and the rule, before anything is launched.
 #pragma once

@@ -20,9 +20,9 @@ __host__ __device__ P* align_up(P* p, uintptr_t alignment) {
 }
 
 // [region:grouped_tile]
-// A tile's place in the grid of output tiles, by tile row and tile column.
+// A tile's place in the grid of output tiles: its index along M and along N (not elements).
 struct TileCoord {
-  int row, col;
+  int m, n;
 };
 
 // The index-th tile in grouped order. Blocks that run at the same time share operands in L2 when

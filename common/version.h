@@ -19,7 +19,7 @@ struct Param {
 };
 
 struct Version {
-  std::string name;       // "v0_naive": the directory, the binary, the namespace
+  std::string name;  // "v0_naive": the directory, the binary, the namespace
   std::string technique;  // what this step adds, for tables and plots
   MatmulFn<__half> fp16;
   MatmulFn<__nv_bfloat16> bf16;
@@ -30,7 +30,8 @@ struct Version {
     if (t == DType::fp16)
       fp16(static_cast<const __half*>(a), static_cast<const __half*>(b), static_cast<__half*>(c), m, n, k, stream);
     else
-      bf16(static_cast<const __nv_bfloat16*>(a), static_cast<const __nv_bfloat16*>(b), static_cast<__nv_bfloat16*>(c), m, n, k, stream);
+      bf16(static_cast<const __nv_bfloat16*>(a), static_cast<const __nv_bfloat16*>(b), static_cast<__nv_bfloat16*>(c),
+           m, n, k, stream);
   }
 };
 

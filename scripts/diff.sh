@@ -8,15 +8,18 @@ cd "$(dirname "$0")/.."
 
 fail() { echo "diff: $*" >&2; exit 2; }
 
-known=$(for d in v[0-9]*_*/; do [ -f "${d}kernel.cu" ] && printf '%s ' "${d%/}"; done)
-known=${known% }
+source scripts/versions.sh
+ladder=$(matmul_versions) || exit 2
+known=${ladder//$'\n'/ }  # the same, on one line, for the messages
 [ -n "${1:-}" ] && [ -n "${2:-}" ] ||
   fail "FROM and TO are required, e.g. make diff FROM=v0_naive TO=v1_tma (versions: ${known:-none})"
 from=${1%/} to=${2%/}
 for arg in "FROM=$from" "TO=$to"; do
   v=${arg#*=}
-  [[ $v =~ ^v[0-9]+_[A-Za-z0-9_]+$ && -f $v/kernel.cu ]] ||
-    fail "${arg%%=*} '$v' is not a version directory with a kernel.cu (versions: ${known:-none})"
+  [ -n "$v" ] && grep -qxF -e "$v" <<<"$ladder" ||
+    fail "${arg%%=*} '$v' is not a version listed in versions.txt (versions: ${known:-none})"
+  [ -f "$v/kernel.cu" ] ||
+    fail "${arg%%=*} '$v' is listed in versions.txt but has no $v/kernel.cu (versions: ${known:-none})"
 done
 a=$from/kernel.cu b=$to/kernel.cu
 

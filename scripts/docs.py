@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Keeps docs/ in step with the code and the results, so that no quote can go stale.
+"""Keeps docs/ and the README in step with the code and the results, so that no quote can go stale.
 
-  docs.py update [--root DIR]   rewrite every generated block of docs/*.md (source excerpts,
-                                tables from results/h200.json) and docs/diffs/*.diff
-  docs.py check [--root DIR]    exit 1, one line per problem (page, marker, reason), where docs/
+  docs.py update [--root DIR]   rewrite every generated block of README.md and docs/*.md (source
+                                excerpts, tables from results/h200.json) and docs/diffs/*.diff
+  docs.py check [--root DIR]    exit 1, one line per problem (page, marker, reason), where a page
                                 differs from what update would write or a local link is broken
   docs.py images [--root DIR] [--python PY]
                                 draw plots/h200/ladder_upto_<version>.{png,svg} for every version
@@ -14,7 +14,9 @@ Markers, each alone on its line of a page:
       fills with the lines between `// [region:kernel]` and `// [/region:kernel]` of that file
   <!-- table: ladder -->  ...  <!-- /table -->   every version at 8192³ against cuBLAS
   <!-- table: runs v0_naive -->  ...  <!-- /table -->   every run of one version
-Markers inside fenced code blocks are text, not markers. Standard library only.
+  <!-- table: readme -->  ...  <!-- /table -->   the README's short ladder: 8192³ fp16 only
+Links in a table are relative to the page that holds it. Markers inside fenced code blocks are
+text, not markers. The versions, in ladder order, are those of versions.txt. Standard library only.
 """
 
 import argparse
@@ -23,6 +25,7 @@ import filecmp
 import json
 import math
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -31,6 +34,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = "results/h200.json"  # the GPU the pages discuss
+VERSIONS = "versions.txt"  # the ladder, one version a line; `#` starts a comment line
 PLOTS = "plots/h200"
 LADDER_SIZE = 8192
 DTYPES = ("fp16", "bf16")
@@ -69,17 +73,19 @@ def write_if_changed(path, text):
 
 
 def versions(root):
-    """MATMUL_VERSIONS from the top-level CMakeLists.txt, in ladder order."""
-    text = read(os.path.join(root, "CMakeLists.txt"))
-    m = re.search(r"set\(\s*MATMUL_VERSIONS\b(.*?)\)", text, re.S)
-    if not m:
-        raise SystemExit("docs: CMakeLists.txt has no set(MATMUL_VERSIONS ...)")
-    return re.sub(r"#[^\n]*", "", m.group(1)).split()
+    """The versions of versions.txt, in ladder order: one a line, comment and blank lines left out."""
+    path = os.path.join(root, VERSIONS)
+    if not os.path.isfile(path):
+        raise SystemExit(f"docs: no {VERSIONS} in {root}: the ladder, one version directory a line")
+    names = [line.strip() for line in read(path).splitlines()]
+    return [name for name in names if name and not name.startswith("#")]
 
 
 def pages(root):
+    """The pages that may hold generated blocks: README.md and docs/*.md."""
     docs = os.path.join(root, "docs")
-    return sorted(f"docs/{name}" for name in os.listdir(docs) if name.endswith(".md"))
+    found = ["README.md"] if os.path.isfile(os.path.join(root, "README.md")) else []
+    return found + sorted(f"docs/{name}" for name in os.listdir(docs) if name.endswith(".md"))
 
 
 def load_results(root):
@@ -124,12 +130,14 @@ def ratio_text(ratio):
     return f"{ratio:.2f}×" if ratio >= 0.1 else f"{significant(ratio, 2)}×"
 
 
-def version_link(root, version):
+def version_link(root, page, version):
+    """The version's page (its kernel.cu until it has one), linked from `page`."""
     if version == BASELINE:
         return "cuBLAS"
-    if os.path.isfile(os.path.join(root, "docs", f"{version}.md")):
-        return f"[{version}]({version}.md)"
-    return f"[{version}](../{version}/kernel.cu)"
+    target = f"docs/{version}.md"
+    if not os.path.isfile(os.path.join(root, target)):
+        target = f"{version}/kernel.cu"
+    return f"[{version}]({posixpath.relpath(target, posixpath.dirname(page) or '.')})"
 
 
 def provenance(results):
@@ -138,18 +146,23 @@ def provenance(results):
             f"`{RESULTS}` from {results['date'][:10]}, git {results['git']}")
 
 
-def ladder_table(root, results, args):
+def ladder_runs(results, dtype=None):
+    """{(version, dtype): run} of the runs at M = N = K = LADDER_SIZE."""
+    return {(r["version"], r["dtype"]): r for r in results["runs"]
+            if r["m"] == r["n"] == r["k"] == LADDER_SIZE and dtype in (None, r["dtype"])}
+
+
+def ladder_table(root, page, results, args):
     if args:
         raise Problem("the ladder table takes no arguments")
-    runs = {(r["version"], r["dtype"]): r for r in results["runs"]
-            if r["m"] == r["n"] == r["k"] == LADDER_SIZE}
+    runs = ladder_runs(results)
     lines = [f"| version | technique | fp16 TFLOPS | fp16 vs cuBLAS | bf16 TFLOPS | bf16 vs cuBLAS "
              f"| tensor pipe active (ncu, fp16) |",
              "|---|---|--:|--:|--:|--:|--:|"]
     for version in versions(root) + [BASELINE]:
         measured = [runs.get((version, dtype)) for dtype in DTYPES]
         technique = next((r["technique"] for r in measured if r), "not measured yet")
-        cells = [version_link(root, version), technique]
+        cells = [version_link(root, page, version), technique]
         for r in measured:
             cells += [significant(r["tflops"]), ratio_text(r["ratio_vs_cublas"])] if r else ["—", "—"]
         profile = (measured[0] or {}).get("profile")
@@ -161,7 +174,30 @@ def ladder_table(root, results, args):
     return lines
 
 
-def runs_table(root, results, args):
+def readme_table(root, page, results, args):
+    """The README's ladder: each version's technique, fp16 TFLOPS and ratio to cuBLAS at 8192³."""
+    if args:
+        raise Problem("the readme table takes no arguments")
+    runs = ladder_runs(results, "fp16")
+    gpu = results["device"]["name"]
+    gpu = gpu[len("NVIDIA "):] if gpu.startswith("NVIDIA ") else gpu
+    lines = [f"| version | technique | {LADDER_SIZE}³ fp16 on the {gpu} | vs cuBLAS |",
+             "|---|---|---|---|"]
+    missing = False
+    for version in versions(root) + [BASELINE]:
+        r = runs.get((version, "fp16"))
+        if r:
+            cells = [r["technique"], f"{significant(r['tflops'])} TFLOPS", ratio_text(r["ratio_vs_cublas"])]
+        else:
+            cells, missing = ["not measured yet", "—", "—"], True
+        lines.append("| " + " | ".join([version_link(root, page, version)] + cells) + " |")
+    lines += ["", f"From `{RESULTS}` (the ladder on the {gpu}, {results['date'][:10]}, git {results['git']}); "
+                  "\"vs cuBLAS\" is measured in the same process, launch by launch"
+                  + ("; \"—\": not measured yet." if missing else ".")]
+    return lines
+
+
+def runs_table(root, page, results, args):
     if len(args) != 1:
         raise Problem("the runs table takes one argument, the version")
     version = args[0]
@@ -190,7 +226,7 @@ def runs_table(root, results, args):
     return lines
 
 
-TABLES = {"ladder": ladder_table, "runs": runs_table}
+TABLES = {"ladder": ladder_table, "runs": runs_table, "readme": readme_table}
 
 
 # ---------------------------------------------------------------- pages
@@ -237,7 +273,7 @@ def excerpt_block(root, lines, i, path, name):
     return block
 
 
-def table_block(root, lines, i, kind, args, results):
+def table_block(root, page, lines, i, kind, args, results):
     close = next((j for j in range(i + 1, len(lines)) if lines[j].rstrip("\n") == TABLE_END), None)
     block = Block(i + 1, f"table {' '.join([kind] + args)}", i + 1, close if close is not None else i + 1, lines,
                   f"the table differs from what {RESULTS} gives; make docs rewrites it")
@@ -248,13 +284,13 @@ def table_block(root, lines, i, kind, args, results):
             raise Problem(f"unknown table '{kind}' (known: {', '.join(TABLES)})")
         if isinstance(results, Problem):
             raise results
-        block.expected = [line + "\n" for line in TABLES[kind](root, results, args)]
+        block.expected = [line + "\n" for line in TABLES[kind](root, page, results, args)]
     except Problem as err:
         block.problem = str(err)
     return block
 
 
-def blocks(root, lines, results):
+def blocks(root, page, lines, results):
     """Every generated block of a page, in order; fenced code that no marker owns is skipped."""
     found, i = [], 0
     while i < len(lines):
@@ -264,7 +300,7 @@ def blocks(root, lines, results):
             found.append(excerpt_block(root, lines, i, *excerpt.groups()))
             i = max(found[-1].end, i + 1)
         elif table:
-            found.append(table_block(root, lines, i, table.group(1), table.group(2).split(), results))
+            found.append(table_block(root, page, lines, i, table.group(1), table.group(2).split(), results))
             i = max(found[-1].end, i + 1)
         elif fence:
             close = fence_end(lines, i, fence.group(1))
@@ -282,7 +318,7 @@ def page_blocks(root):
         results = err
     for page in pages(root):
         lines = read(os.path.join(root, page)).splitlines(keepends=True)
-        yield page, lines, blocks(root, lines, results)
+        yield page, lines, blocks(root, page, lines, results)
 
 
 def rewritten(lines, found):
@@ -421,7 +457,7 @@ def check(root):
             problems.append(f"{path}: missing; make docs writes it")
         elif read(full) != text:
             problems.append(f"{path}: differs from the kernels it compares; make docs rewrites it")
-    problems += [f"{path}: compares versions that are not neighbours in MATMUL_VERSIONS; make docs removes it"
+    problems += [f"{path}: compares versions that are not neighbours in versions.txt; make docs removes it"
                  for path in present_diffs(root) if path not in diffs]
     for p in problems:
         print(p)
@@ -478,7 +514,7 @@ def main(argv=None):
                         help="the project tree to work on (default: the one holding this script)")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("update", parents=[common], help="rewrite generated blocks and docs/diffs/")
-    commands.add_parser("check", parents=[common], help="exit 1 when docs/ is stale or has broken links")
+    commands.add_parser("check", parents=[common], help="exit 1 when README.md or docs/ is stale or has broken links")
     drawn = commands.add_parser("images", parents=[common], help="draw the ladder chart of every version page")
     drawn.add_argument("--python", default=sys.executable, help="interpreter with matplotlib for plots/plot.py")
     args = parser.parse_args(argv)

@@ -8,7 +8,8 @@ build=${1:-build}
 command -v compute-sanitizer >/dev/null || { echo "sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)" >&2; exit 3; }
 nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no NVIDIA GPU found" >&2; exit 3; }
 
-versions=$(sed -n '/^set(MATMUL_VERSIONS/,/^)/p' CMakeLists.txt | grep -oE '^ +v[0-9]+_[a-z0-9_]+' | tr -d ' ')
+source scripts/versions.sh
+versions=$(matmul_versions)
 shapes=("129 255 200" "1 77 8")
 failures=0
 # memcheck, racecheck and synccheck judge each kernel alone: they watch only ours. initcheck must

@@ -13,7 +13,8 @@ build=${BUILD:-build}
 size=${SIZE:-8192}
 work=$build/sweep
 [ -f "$version/kernel.cu" ] || { echo "sweep: no $version/kernel.cu" >&2; exit 2; }
-[ -f "$build/common/libmatmul_common.a" ] || { echo "sweep: build first (make build)" >&2; exit 2; }
+libs="$build/common/libmatmul_harness.a $build/common/libmatmul_core.a $build/common/libhopper.a"
+for lib in $libs; do [ -f "$lib" ] || { echo "sweep: build first (make build)" >&2; exit 2; }; done
 mkdir -p "$work"
 
 variant_name() { echo "$1" | tr ' =' '_-'; }
@@ -29,7 +30,7 @@ for variant in "$@"; do
     grep -q "^constexpr int $key = $value;" "$work/$name.cu" || { echo "sweep: no 'constexpr int $key' in $version/kernel.cu" >&2; exit 2; }
   done
   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Xptxas=-v,-warn-spills,-warn-lmem-usage \
-    -Werror=all-warnings -I. -I"$build/generated" "$work/$name.cu" "$version/main.cu" "$build/common/libmatmul_common.a" \
+    -Werror=all-warnings -I. -I"$build/generated" "$work/$name.cu" "$version/main.cu" $libs \
     -lcublas -o "$work/$name" >"$work/$name.log" 2>&1 &
 done
 wait || true

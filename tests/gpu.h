@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/check.h"
-#include "common/gpu.h"
+#include "common/harness/gpu.h"
 
 inline void require_hopper_or_skip() {
   static const std::string unavailable = [] {

@@ -2,7 +2,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include "common/cli.h"
+#include "common/harness/cli.h"
 
 using namespace matmul;
 using Catch::Matchers::ContainsSubstring;
@@ -102,7 +102,8 @@ TEST_CASE("a restricted ladder run needs its own output file") {
 
 TEST_CASE("ladder CLI refuses bad lists and sizes") {
   CHECK_THROWS_WITH(parse_ladder({"--sizes", "512,,1024", "--out", "x"}), ContainsSubstring("without empty items"));
-  CHECK_THROWS_WITH(parse_ladder({"--sizes", "500", "--out", "x"}), ContainsSubstring("--sizes 500: K = 500 is invalid"));
+  CHECK_THROWS_WITH(parse_ladder({"--sizes", "500", "--out", "x"}),
+                    ContainsSubstring("--sizes 500: K = 500 is invalid"));
   CHECK_THROWS_WITH(parse_ladder({"--dtypes", "fp16,int8", "--out", "x"}), ContainsSubstring("'int8' is invalid"));
   CHECK_THROWS_WITH(parse_ladder({"--budget", "0"}), ContainsSubstring("--budget 0 is invalid"));
   CHECK_THROWS_WITH(parse_ladder({"--size", "512"}), ContainsSubstring("unknown flag --size"));

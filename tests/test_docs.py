@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Checks that docs/ cannot go stale: scripts/docs.py check passes on the tree and fails, naming
-the page, marker and reason, on a copy with an edited quote, a missing region, a changed source
-or stale results; docs/diffs/ matches the kernels; `make docs` (docs.py update and images) leaves
-the tree unchanged; scripts/diff.sh refuses bad names and colours only a terminal.
+"""Checks that docs/ and the README cannot go stale: scripts/docs.py check passes on the tree and
+fails, naming the page, marker and reason, on a copy with an edited quote or README table, a
+missing region, a changed source or stale results; docs/diffs/ matches the kernels; `make docs`
+(docs.py update and images) leaves the tree unchanged; versions.txt alone decides the ladder for
+docs.py and the shell scripts; each version's Version.config records every tuning constant of its
+constants region; scripts/diff.sh refuses bad names and colours only a terminal.
 
 Usage: python3 tests/test_docs.py [--python PATH] [unittest options]
   --python PATH   interpreter with matplotlib for the ladder charts (default: this one; the
@@ -10,6 +12,7 @@ Usage: python3 tests/test_docs.py [--python PATH] [unittest options]
 Standard library only; run from anywhere.
 """
 
+import importlib.util
 import json
 import glob
 import os
@@ -25,6 +28,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(REPO, "scripts", "docs.py")
 # Not copied into the scratch trees: build products, environments, history.
 HEAVY = {".git", "build", ".venv", ".tools", "__pycache__"}
+
+# docs.py as a module: its reading of versions.txt and of source regions is the one this test uses.
+_spec = importlib.util.spec_from_file_location("docs_script", DOCS)
+docs_script = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(docs_script)
 
 
 def docs(command, root=REPO, *extra):
@@ -72,6 +80,71 @@ def write_lines(path, lines):
         f.write("".join(lines))
 
 
+def add_version(root, name):
+    """Appends `name` to the ladder of versions.txt under root."""
+    with open(os.path.join(root, "versions.txt"), "a", encoding="utf-8") as f:
+        f.write(f"{name}\n")
+
+
+# ---------------------------------------------------------------- Version.config
+
+# The rule the config check enforces, quoted in each of its messages.
+CONFIG_RULE = ("rule: every `constexpr int NAME = <integer literal>;` of a version's constants region is a "
+               "tuning constant, and its Version.config records it as {\"NAME\", NAME}")
+CONSTANT = re.compile(r"(?:(?:static|inline)\s+)*constexpr\s+int\s+(\w+)\s*=\s*([^;]+?)\s*;")
+LITERAL = re.compile(r"\d[\w']*")  # 64, 0x40, 1'024, 4u: an integer literal; anything else is derived
+VERSION_INIT = re.compile(r"\bmatmul::Version\s+version\s*\{(.*?)\};", re.S)
+CONFIG_ENTRY = re.compile(r'\{\s*"(\w+)"\s*,\s*([^{}]*?)\s*\}')
+
+
+def config_problems(root):
+    """One line per way a version of versions.txt breaks CONFIG_RULE, each naming the version and,
+    where there is one, the constant. Nothing is passed over: a missing kernel.cu, constants region
+    or Version, and a constexpr line of the region that is not `constexpr int NAME = VALUE;`, are
+    problems too."""
+    problems = []
+    for version in docs_script.versions(root):
+        path = f"{version}/kernel.cu"
+        if not os.path.isfile(os.path.join(root, path)):
+            problems.append(f"{version}: no {path} to read its constants and Version.config from; {CONFIG_RULE}")
+            continue
+        try:
+            region = docs_script.region(root, path, "constants")
+        except docs_script.Problem as err:
+            problems.append(f"{version}: {err}: its tuning constants go between `// [region:constants]` and "
+                            f"`// [/region:constants]`; {CONFIG_RULE}")
+            continue
+        tuning = []
+        for line in region:
+            code = line.split("//")[0].strip()
+            if "constexpr" not in code:
+                continue
+            m = CONSTANT.fullmatch(code)
+            if not m:
+                problems.append(f"{version}: `{code}` in its constants region is not one whole "
+                                f"`constexpr int NAME = VALUE;` line, so the check cannot tell whether it is a "
+                                f"tuning constant; {CONFIG_RULE}")
+            elif LITERAL.fullmatch(m.group(2)):
+                tuning.append((m.group(1), code))
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            init = VERSION_INIT.search(f.read())
+        if not init:
+            problems.append(f"{version}: {path} has no `const matmul::Version version{{...}};` to read "
+                            f"Version.config from; {CONFIG_RULE}")
+            continue
+        config = {}
+        for name, value in CONFIG_ENTRY.findall(init.group(1)):
+            config.setdefault(name, value)
+        for name, code in tuning:
+            if name not in config:
+                problems.append(f"{version}: {name}: `{code}` is a tuning constant missing from Version.config; "
+                                f"{CONFIG_RULE}")
+            elif config[name] != name:
+                problems.append(f"{version}: {name}: Version.config records {{\"{name}\", {config[name]}}}, not the "
+                                f"constant itself; {CONFIG_RULE}")
+    return problems
+
+
 class Scratch(unittest.TestCase):
     """Each test that changes files works on its own copy of the tree."""
 
@@ -105,6 +178,122 @@ class TheTree(unittest.TestCase):
                 self.assertEqual(kept[path], fresh[path], f"{path} is stale; run `make docs`")
 
 
+class VersionConfig(unittest.TestCase):
+    def test_every_tuning_constant_is_in_the_version_config(self):
+        problems = config_problems(REPO)
+        self.assertEqual(problems, [], "Version.config misses tuning constants:\n" + "\n".join(problems))
+
+
+class TheLadder(Scratch):
+    """versions.txt alone decides the ladder: docs.py and the shell scripts read it the same way."""
+
+    def write_versions(self, text):
+        with open(os.path.join(self.root, "versions.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def shell_versions(self):
+        result = subprocess.run(["bash", "-c", "source scripts/versions.sh && matmul_versions"], cwd=self.root,
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result.stdout.splitlines()
+
+    def test_comments_and_blank_lines_are_not_versions(self):
+        self.write_versions("# the ladder\n# read by everything\nv0_naive\n\n  v1_tma  \n  # v2_pipelined\nv3_warpspec\n")
+        self.assertEqual(docs_script.versions(self.root), ["v0_naive", "v1_tma", "v3_warpspec"])
+        self.assertEqual(self.shell_versions(), ["v0_naive", "v1_tma", "v3_warpspec"])
+
+    def test_python_and_shell_read_the_same_ladder(self):
+        self.assertEqual(self.shell_versions(), docs_script.versions(self.root))
+        self.assertTrue(docs_script.versions(self.root), "versions.txt names no version")
+
+    def test_a_listed_version_gets_its_row_and_its_diff(self):
+        shutil.copytree(os.path.join(self.root, "v0_naive"), os.path.join(self.root, "v9_test"))
+        last = docs_script.versions(self.root)[-1]
+        add_version(self.root, "v9_test")
+        self.assert_reported(docs("check", self.root), "README.md", "table readme", "differs")
+        self.assertEqual(docs("update", self.root).returncode, 0)
+        with open(os.path.join(self.root, "README.md"), encoding="utf-8") as f:
+            self.assertIn("| [v9_test](v9_test/kernel.cu) | not measured yet | — | — |\n", f.read())
+        self.assertTrue(os.path.isfile(os.path.join(self.root, "docs", "diffs", f"{last}__v9_test.diff")))
+
+    def test_diff_refuses_an_unlisted_directory_and_names_the_listed_ones(self):
+        shutil.copytree(os.path.join(self.root, "v0_naive"), os.path.join(self.root, "v8_unlisted"))
+        self.write_versions("# a short ladder\nv0_naive\nv1_tma\n")
+        result = subprocess.run([os.path.join(self.root, "scripts", "diff.sh"), "v0_naive", "v8_unlisted"],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("v8_unlisted", result.stderr)
+        self.assertIn("(versions: v0_naive v1_tma)", result.stderr)
+
+
+class ConfigCheck(Scratch):
+    """config_problems itself, on a version written for the purpose: it reports what it must."""
+
+    KERNEL = """namespace v9_config {
+// [region:constants]
+// The tile.
+constexpr int BM = 128;
+constexpr int BN = 256;  // a comment
+constexpr int STAGES = 4;
+constexpr int ROWS = BM / 2;  // derived: not a tuning constant
+static_assert(STAGES > 1, "a ring");
+// [/region:constants]
+const matmul::Version version{
+    "v9_config", "a test", matmul, matmul, {{"BM", BM}, {"BN", 256}, {"ROWS", ROWS}}};
+}  // namespace v9_config
+"""
+
+    def write_kernel(self, text):
+        os.makedirs(os.path.join(self.root, "v9_config"), exist_ok=True)
+        with open(os.path.join(self.root, "v9_config", "kernel.cu"), "w", encoding="utf-8") as f:
+            f.write(text)
+        with open(os.path.join(self.root, "versions.txt"), "w", encoding="utf-8") as f:
+            f.write("# only the test version\nv9_config\n")
+
+    def test_missing_and_misrecorded_constants_are_named(self):
+        self.write_kernel(self.KERNEL)
+        problems = config_problems(self.root)
+        self.assertEqual(len(problems), 2, "\n".join(problems))
+        self.assertTrue(problems[0].startswith('v9_config: BN: Version.config records {"BN", 256}'), problems[0])
+        self.assertTrue(problems[1].startswith("v9_config: STAGES: `constexpr int STAGES = 4;` is a tuning "
+                                               "constant missing from Version.config"), problems[1])
+        self.assertTrue(all(CONFIG_RULE in p for p in problems))
+
+    def test_complete_config_passes(self):
+        self.write_kernel(self.KERNEL.replace('{"BN", 256}', '{"BN", BN}, {"STAGES", STAGES}'))
+        self.assertEqual(config_problems(self.root), [])
+
+    def test_nothing_is_passed_over(self):
+        self.write_kernel(self.KERNEL.replace("constexpr int STAGES = 4;", "constexpr unsigned STAGES = 4;"))
+        self.assertTrue(any("`constexpr unsigned STAGES = 4;`" in p for p in config_problems(self.root)))
+        self.write_kernel(self.KERNEL.replace("// [region:constants]\n", "").replace("// [/region:constants]\n", ""))
+        self.assertTrue(any(p.startswith("v9_config: no region 'constants'") for p in config_problems(self.root)))
+        self.write_kernel(self.KERNEL.replace("const matmul::Version version{", "const matmul::Version other{"))
+        self.assertTrue(any("no `const matmul::Version version" in p for p in config_problems(self.root)))
+        shutil.rmtree(os.path.join(self.root, "v9_config"))
+        self.assertTrue(any(p.startswith("v9_config: no v9_config/kernel.cu") for p in config_problems(self.root)))
+
+    def test_a_dropped_entry_of_a_real_kernel_is_named(self):
+        for version in docs_script.versions(self.root):
+            kernel = os.path.join(self.root, version, "kernel.cu")
+            with open(kernel, encoding="utf-8") as f:
+                text = f.read()
+            try:
+                constants = "".join(docs_script.region(self.root, f"{version}/kernel.cu", "constants"))
+            except docs_script.Problem:
+                continue  # no constants region: test_nothing_is_passed_over covers that report
+            for m in re.finditer(r'\{"(\w+)", \1\}(, )?', text):
+                name = m.group(1)
+                if not re.search(rf"^constexpr int {name} = \d[\w']*;", constants, re.M):
+                    continue  # derived, or outside the region: the config may leave it out
+                with open(kernel, "w", encoding="utf-8") as f:
+                    f.write(text.replace(m.group(0), "", 1))
+                self.assertTrue(any(p.startswith(f"{version}: {name}: ") for p in config_problems(self.root)),
+                                f"dropping {m.group(0)!r} from {version}'s Version.config went unreported")
+                return
+        self.fail("no version's Version.config records a tuning constant to drop")
+
+
 class Staleness(Scratch):
     def test_edited_quote_is_reported_and_update_restores_it(self):
         page, marker, i, lines = first_excerpt(self.root)
@@ -116,6 +305,20 @@ class Staleness(Scratch):
         with open(os.path.join(self.root, page), encoding="utf-8") as f:
             self.assertEqual(f.read(), original)
         self.assertEqual(docs("check", self.root).returncode, 0)
+
+    def test_edited_readme_table_is_reported_and_update_restores_it(self):
+        readme = os.path.join(self.root, "README.md")
+        docs("update", self.root)  # the table as make docs writes it, whatever the state of the tree
+        with open(readme, encoding="utf-8") as f:
+            original = f.read()
+        edited = re.sub(r"\| [0-9.]+ TFLOPS \|", "| 999 TFLOPS |", original, count=1)
+        self.assertNotEqual(edited, original, "README.md has no ladder row with a TFLOPS cell")
+        with open(readme, "w", encoding="utf-8") as f:
+            f.write(edited)
+        self.assert_reported(docs("check", self.root), "README.md", "table readme", "differs")
+        self.assertEqual(docs("update", self.root).returncode, 0)
+        with open(readme, encoding="utf-8") as f:
+            self.assertEqual(f.read(), original)
 
     def test_marker_naming_a_missing_region_is_reported(self):
         page, marker, i, lines = first_excerpt(self.root)
@@ -188,8 +391,9 @@ class DiffScript(Scratch):
                               capture_output=True, text=True, **kwargs)
 
     def make_version(self, name, change):
-        """A copy of v0_naive named `name` whose kernel.cu has `change` applied to its text."""
+        """A copy of v0_naive named `name`, listed in versions.txt, whose kernel.cu has `change` applied."""
         shutil.copytree(os.path.join(self.root, "v0_naive"), os.path.join(self.root, name))
+        add_version(self.root, name)
         kernel = os.path.join(self.root, name, "kernel.cu")
         with open(kernel, encoding="utf-8") as f:
             text = f.read()

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <vector>
 
-#include "common/bench.h"
-#include "common/cublas.h"
+#include "common/harness/cublas.h"
+#include "common/harness/harness.h"
 #include "gpu.h"
 #include "matmul_versions.h"
 
@@ -27,8 +27,10 @@ std::vector<float> to_host(const void* device, size_t count, DType t) {
   const std::vector<uint16_t> bits = copy_to_host(device, count);
   std::vector<float> out(count);
   for (size_t i = 0; i < count; ++i) {
-    if (t == DType::fp16) out[i] = __half2float(__half_raw{bits[i]});
-    else out[i] = __bfloat162float(__nv_bfloat16_raw{bits[i]});
+    if (t == DType::fp16)
+      out[i] = __half2float(__half_raw{bits[i]});
+    else
+      out[i] = __bfloat162float(__nv_bfloat16_raw{bits[i]});
   }
   return out;
 }
@@ -50,9 +52,9 @@ double error_against_fp64(const Workspace& w, DType t, Shape s) {
 // M and N of 1, primes, sizes next to tile multiples; K = 8, K not a multiple of 64, long K;
 // 1500 rows: 12 rows of 128-row tiles, a group of 8 and a last group of 4 in grouped order.
 const std::vector<Shape> ragged_shapes = {
-    {1, 1, 8},       {1, 257, 64},    {257, 1, 64},     {2, 3, 8},       {127, 131, 8},     {131, 127, 72},
-    {97, 389, 1000}, {128, 256, 64},  {129, 255, 4096}, {255, 129, 200}, {1000, 1000, 1016}, {64, 4093, 136},
-    {1500, 700, 136},
+    {1, 1, 8},          {1, 257, 64},    {257, 1, 64},     {2, 3, 8},        {127, 131, 8},
+    {131, 127, 72},     {97, 389, 1000}, {128, 256, 64},   {129, 255, 4096}, {255, 129, 200},
+    {1000, 1000, 1016}, {64, 4093, 136}, {1500, 700, 136},
 };
 
 }  // namespace

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "common/bench.h"
-#include "common/cublas.h"
-#include "common/fill.h"
+#include "common/harness/cublas.h"
+#include "common/harness/fill.h"
+#include "common/harness/harness.h"
 #include "gpu.h"
 
 using namespace matmul;
@@ -17,8 +17,10 @@ namespace {
 // Each broken version computes the right product with cuBLAS, then spoils it in one way.
 template <typename T>
 void correct(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t s) {
-  if constexpr (std::is_same_v<T, __half>) cublas_version().fp16(a, b, c, m, n, k, s);
-  else cublas_version().bf16(a, b, c, m, n, k, s);
+  if constexpr (std::is_same_v<T, __half>)
+    cublas_version().fp16(a, b, c, m, n, k, s);
+  else
+    cublas_version().bf16(a, b, c, m, n, k, s);
 }
 
 template <typename T>
@@ -63,8 +65,10 @@ void differs_between_runs(const T* a, const T* b, T* c, int m, int n, int k, cud
   if (++calls % 2) fill_bits(c, 1, 0x3C00, s);
 }
 
-
-#define BROKEN(fn) Version{#fn, "broken on purpose", fn<__half>, fn<__nv_bfloat16>, {}}
+#define BROKEN(fn)                                                  \
+  Version {                                                         \
+#fn, "broken on purpose", fn < __half>, fn < __nv_bfloat16>, {} \
+  }
 
 const Shape shape{64, 48, 64};
 
@@ -93,7 +97,7 @@ TEST_CASE("verification catches a few wrong elements that the Frobenius error al
   Workspace w(DType::bf16, {2048, 2048, 256});
   const Verification r = w.verify(BROKEN(zeroes_a_short_run));
   CHECK(r.rel_err < tolerance(DType::bf16));  // 64 of 4M elements: about 0.004
-  CHECK(r.outliers > 50);                     // each zero is far from its reference
+  CHECK(r.outliers > 50);  // each zero is far from its reference
   CHECK_FALSE(r.pass());
 }
 

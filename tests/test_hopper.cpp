@@ -14,12 +14,12 @@ uint64_t field(uint64_t desc, int low_bit, int bits) { return (desc >> low_bit) 
 
 TEST_CASE("smem descriptor: each field where the PTX ISA puts it, in 16-byte units") {
   const uint64_t d = make_smem_descriptor(0x400);  // a tile 1 KiB into shared memory
-  CHECK(field(d, 0, 14) == 0x40);                  // start address 0x400 >> 4
-  CHECK(field(d, 16, 14) == 1);                    // leading-dimension offset: 16 bytes >> 4
-  CHECK(field(d, 32, 14) == 64);                   // stride-dimension offset: 1024 bytes >> 4
-  CHECK(field(d, 49, 3) == 0);                     // base offset: tiles are 1024-byte aligned
-  CHECK(field(d, 62, 2) == 1);                     // 128-byte swizzle
-  CHECK(d == 0x4000004000010040ull);               // the whole word, worked by hand
+  CHECK(field(d, 0, 14) == 0x40);  // start address 0x400 >> 4
+  CHECK(field(d, 16, 14) == 1);  // leading-dimension offset: 16 bytes >> 4
+  CHECK(field(d, 32, 14) == 64);  // stride-dimension offset: 1024 bytes >> 4
+  CHECK(field(d, 49, 3) == 0);  // base offset: tiles are 1024-byte aligned
+  CHECK(field(d, 62, 2) == 1);  // 128-byte swizzle
+  CHECK(d == 0x4000004000010040ull);  // the whole word, worked by hand
   // Reserved bits stay zero.
   CHECK(field(d, 14, 2) == 0);
   CHECK(field(d, 30, 2) == 0);
@@ -29,7 +29,8 @@ TEST_CASE("smem descriptor: each field where the PTX ISA puts it, in 16-byte uni
 
 TEST_CASE("smem descriptor: stepping along K moves the start address by 32 bytes per k16 slice") {
   const uint32_t tile = 0x8000;
-  for (uint32_t kk = 0; kk < 4; ++kk) CHECK(field(make_smem_descriptor(tile + kk * 16 * 2), 0, 14) == (tile >> 4) + 2 * kk);
+  for (uint32_t kk = 0; kk < 4; ++kk)
+    CHECK(field(make_smem_descriptor(tile + kk * 16 * 2), 0, 14) == (tile >> 4) + 2 * kk);
   // The address field holds 18 bits of address: the whole 228 KiB of a CTA's shared memory.
   CHECK(field(make_smem_descriptor(0x37C00), 0, 14) == 0x37C0);
 }
@@ -53,9 +54,12 @@ TEST_CASE("tile map parameters for ragged shapes keep the full box") {
 }
 
 TEST_CASE("tile map parameters refuse what TMA cannot do") {
-  CHECK_THROWS_WITH(tile_map_params(128, 12, 128, 64), ContainsSubstring("row pitch in bytes = 24 is invalid: must be a multiple of 16"));
-  CHECK_THROWS_WITH(tile_map_params(128, 64, 128, 128), ContainsSubstring("box row in bytes = 256 is invalid: must be at most 128 under 128-byte swizzle"));
-  CHECK_THROWS_WITH(tile_map_params(128, 64, 128, 4), ContainsSubstring("box row in bytes = 8 is invalid: must be a multiple of 16"));
+  CHECK_THROWS_WITH(tile_map_params(128, 12, 128, 64),
+                    ContainsSubstring("row pitch in bytes = 24 is invalid: must be a multiple of 16"));
+  CHECK_THROWS_WITH(tile_map_params(128, 64, 128, 128),
+                    ContainsSubstring("box row in bytes = 256 is invalid: must be at most 128 under 128-byte swizzle"));
+  CHECK_THROWS_WITH(tile_map_params(128, 64, 128, 4),
+                    ContainsSubstring("box row in bytes = 8 is invalid: must be a multiple of 16"));
   CHECK_THROWS_WITH(tile_map_params(512, 64, 512, 64), ContainsSubstring("box rows = 512 is invalid"));
   CHECK_THROWS_WITH(tile_map_params(0, 64, 128, 64), ContainsSubstring("rows = 0 is invalid"));
 }

@@ -11,8 +11,9 @@
 #include <chrono>
 #include <cstdio>
 
-#include "common/bench.h"
-#include "common/fill.h"
+#include "common/harness/cublas.h"
+#include "common/harness/fill.h"
+#include "common/harness/harness.h"
 #include "gpu.h"
 #include "matmul_versions.h"
 
@@ -75,8 +76,8 @@ TEST_CASE("50 back-to-back runs on the same inputs give bit-identical C") {
 TEST_CASE("a mixed sequence of shapes in one process stays correct") {
   require_hopper_or_skip();
   // Small after large, ragged after aligned: stale tensor maps or barrier state would show here.
-  const std::vector<Shape> sequence = {{2048, 2048, 2048}, {1, 1, 8},      {1000, 1000, 1016}, {128, 256, 64},
-                                       {7, 4093, 8},       {2048, 2048, 2048}, {129, 255, 4096},  {3, 2, 16}};
+  const std::vector<Shape> sequence = {{2048, 2048, 2048}, {1, 1, 8},          {1000, 1000, 1016}, {128, 256, 64},
+                                       {7, 4093, 8},       {2048, 2048, 2048}, {129, 255, 4096},   {3, 2, 16}};
   for (const Version* v : registered_versions()) {
     int step = 0;
     for (const Shape& s : sequence) {
@@ -86,6 +87,41 @@ TEST_CASE("a mixed sequence of shapes in one process stays correct") {
       CHECK(check.pass());
       ++step;
     }
+  }
+}
+
+TEST_CASE("launches on several streams at once each compute their own product") {
+  require_hopper_or_skip();
+  // A persistent grid sized to the GPU must not assume it owns it: these run side by side, each
+  // with more tiles than the GPU has SMs, and each stream launches three times back to back.
+  const Version* v = GENERATE(from_range(registered_versions()));
+  const DType t = GENERATE(DType::fp16, DType::bf16);
+  INFO(v->name << " " << dtype_name(t));
+  const std::vector<Shape> shapes = {{2048, 3000, 512}, {1500, 4096, 264}, {3968, 1000, 1016}, {2304, 2304, 128}};
+  std::vector<Operands> problems;
+  std::vector<DeviceBuffer> refs;
+  for (const Shape& s : shapes) {
+    problems.emplace_back(s, t);
+    refs.emplace_back(size_t(s.m) * s.n * sizeof(float));
+    cublas_reference(t, problems.back().a.get(), problems.back().b.get(), static_cast<float*>(refs.back().get()),
+                     int(s.m), int(s.n), int(s.k));
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<cudaStream_t> streams(shapes.size());
+  for (cudaStream_t& s : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (int round = 0; round < 3; ++round)
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const Shape& s = shapes[i];
+      v->run(t, problems[i].a.get(), problems[i].b.get(), problems[i].c.get(), int(s.m), int(s.n), int(s.k),
+             streams[i]);
+    }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamDestroy(s));
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const Verification check =
+        compare_to_reference(t, problems[i].c.get(), static_cast<const float*>(refs[i].get()), problems[i].c_count());
+    INFO("problem " << i << ": " << check.failure());
+    CHECK(check.pass());
   }
 }
 

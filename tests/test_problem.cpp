@@ -17,8 +17,10 @@ TEST_CASE("operands must be non-null and 16-byte aligned") {
   alignas(16) static char storage[64];
   CHECK_NOTHROW(validate_operands(storage, storage + 16, storage + 32));
   CHECK_THROWS_WITH(validate_operands(nullptr, storage, storage), "pointer A is null");
-  CHECK_THROWS_WITH(validate_operands(storage, storage + 8, storage), ContainsSubstring("pointer B is not 16-byte aligned"));
-  CHECK_THROWS_WITH(validate_operands(storage, storage, storage + 2), ContainsSubstring("pointer C is not 16-byte aligned"));
+  CHECK_THROWS_WITH(validate_operands(storage, storage + 8, storage),
+                    ContainsSubstring("pointer B is not 16-byte aligned"));
+  CHECK_THROWS_WITH(validate_operands(storage, storage, storage + 2),
+                    ContainsSubstring("pointer C is not 16-byte aligned"));
 }
 
 TEST_CASE("a grid over 2^31 - 1 blocks is refused") {

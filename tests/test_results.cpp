@@ -2,11 +2,11 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
-#include "common/results.h"
+#include "common/harness/results.h"
 
 using namespace matmul;
 using Catch::Matchers::ContainsSubstring;
@@ -88,7 +88,8 @@ TEST_CASE("malformed or foreign results files are refused with a message") {
   std::string text = to_json_text(sample());
   text.replace(text.find("\"tflops\""), 8, "\"tflopz\"");
   CHECK_THROWS_WITH(parse_results(text), ContainsSubstring("tflops"));
-  CHECK_THROWS_WITH(read_results("/nonexistent/results.json"), ContainsSubstring("cannot read /nonexistent/results.json"));
+  CHECK_THROWS_WITH(read_results("/nonexistent/results.json"),
+                    ContainsSubstring("cannot read /nonexistent/results.json"));
 }
 
 TEST_CASE("results are written through a temporary file and a rename") {

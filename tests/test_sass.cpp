@@ -1,47 +1,83 @@
 // SASS is evidence: each version's kernels, disassembled with cuobjdump, contain the instructions
-// its technique claims and none it must not have. A new version adds one line to `rules`.
+// its technique claims and none it must not have. The claims live beside each kernel, in
+// <version>/sass.txt, one rule a line:
+//   require OP              OP appears at least once
+//   forbid OP               OP never appears
+//   forbid_in_mma_loop OP   OP never appears in the loop around the HGMMAs
+// and `#` starts a comment line. A new version adds its own sass.txt; nothing here changes.
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <algorithm>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "matmul_versions.h"
 
+#ifndef MATMUL_SOURCE_DIR
+#error "MATMUL_SOURCE_DIR (the project's source directory, holding <version>/sass.txt) must be defined"
+#endif
+
 namespace {
 
+// An opcode pattern matches an opcode equal to it or starting with it followed by '.':
+// "HGMMA" matches "HGMMA.64x128x16.F32", "SYNCS.ARRIVE" matches "SYNCS.ARRIVE.TRANS64.A1T0".
 struct SassRule {
-  std::string version;
-  std::vector<std::string> required;                // each must appear at least once
-  std::vector<std::string> forbidden;               // none may appear
-  std::vector<std::string> forbidden_in_mma_loop = {};  // none may appear in the loop around the HGMMAs
+  std::vector<std::string> required;  // each must appear at least once
+  std::vector<std::string> forbidden;  // none may appear
+  std::vector<std::string> forbidden_in_mma_loop;  // none may appear in the loop around the HGMMAs
 };
 
-// An entry matches an opcode equal to it or starting with it followed by '.':
-// "HGMMA" matches "HGMMA.64x128x16.F32", "SYNCS.ARRIVE" matches "SYNCS.ARRIVE.TRANS64.A1T0".
-const std::vector<SassRule> rules = {
-    {"v0_naive", {"FFMA", "LDG.E.U16"}, {"HGMMA", "UTMALDG", "SYNCS"}},
-    {"v1_tma",
-     {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT",
-      "WARPGROUP.ARRIVE", "BAR.SYNC"},
-     {"FFMA"}},
-    {"v2_pipelined",
-     {"HGMMA.64x128x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT",
-      "WARPGROUP.ARRIVE", "BAR.SYNC"},
-     {"FFMA"}},
-    {"v3_warpspec",
-     {"HGMMA.64x192x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.ARRIVE.TRANS64.A1T0",
-      "SYNCS.PHASECHK.TRANS64.TRYWAIT"},
-     {"FFMA"},
-     {"BAR.SYNC"}},
-    {"v4_two_consumers",
-     {"HGMMA.64x256x16.F32", "UTMALDG.2D", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.ARRIVE.TRANS64.A1T0",
-      "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG.TRY_ALLOC.CTAPOOL", "USETMAXREG.DEALLOC.CTAPOOL"},
-     {"FFMA"},
-     {"BAR.SYNC"}},
+// A sass.txt read: `rule`, or why it could not be read in `error` (naming the file and the line).
+struct LoadedRule {
+  SassRule rule;
+  std::string error;
 };
+
+// Parses the text of a sass.txt; `where` names it in the error messages.
+LoadedRule parse_rules(std::istream& text, const std::string& where) {
+  LoadedRule out;
+  int number = 0;
+  for (std::string line; std::getline(text, line);) {
+    ++number;
+    std::istringstream words(line);
+    std::string keyword, op, extra;
+    words >> keyword;
+    if (keyword.empty() || keyword[0] == '#') continue;
+    words >> op >> extra;
+    const std::string at = where + ":" + std::to_string(number) + ": ";
+    std::vector<std::string>* list = keyword == "require"              ? &out.rule.required
+                                     : keyword == "forbid"             ? &out.rule.forbidden
+                                     : keyword == "forbid_in_mma_loop" ? &out.rule.forbidden_in_mma_loop
+                                                                       : nullptr;
+    if (list == nullptr) {
+      out.error = at + "unknown keyword '" + keyword + "' (known: require, forbid, forbid_in_mma_loop)";
+      return out;
+    }
+    if (op.empty() || !extra.empty()) {
+      out.error = at + "'" + line + "' is not one keyword and one opcode, e.g. `require HGMMA`";
+      return out;
+    }
+    list->push_back(op);
+  }
+  if (out.rule.required.empty())
+    out.error = where + ": no `require` line; a version's SASS rules claim at least one instruction it must contain";
+  return out;
+}
+
+std::string rules_path(const std::string& version) {
+  return std::string(MATMUL_SOURCE_DIR) + "/" + version + "/sass.txt";
+}
+
+LoadedRule load_rules(const std::string& version) {
+  const std::string path = rules_path(version);
+  std::ifstream file(path);
+  if (!file) return {{}, path + ": missing; every version keeps its SASS rules in sass.txt beside its kernel.cu"};
+  return parse_rules(file, path);
+}
 
 // Local memory (register spills, runtime-indexed arrays) is forbidden in every version.
 const std::vector<std::string> forbidden_everywhere = {"LDL", "STL"};
@@ -62,7 +98,7 @@ std::string disassemble(const std::string& library) {
 
 struct Instruction {
   unsigned address;
-  std::string op;        // "HGMMA.64x16x16.F32"
+  std::string op;  // "HGMMA.64x16x16.F32"
   std::string operands;  // what follows it, up to the ';'
 };
 using Kernel = std::vector<Instruction>;
@@ -75,7 +111,8 @@ std::vector<Kernel> kernels(const std::string& sass) {
   for (std::string line; std::getline(lines, line);) {
     if (line.find("Function : ") != std::string::npos) functions.emplace_back();
     const size_t open = line.find_first_not_of(" \t"), close = line.find("*/");
-    if (functions.empty() || open == std::string::npos || line.compare(open, 2, "/*") != 0 || close == std::string::npos)
+    if (functions.empty() || open == std::string::npos || line.compare(open, 2, "/*") != 0 ||
+        close == std::string::npos)
       continue;
     Instruction in{unsigned(std::stoul(line.substr(open + 2, close - open - 2), nullptr, 16)), "", ""};
     std::istringstream words(line.substr(close + 2, line.find(';') - close - 2));
@@ -153,36 +190,62 @@ TEST_CASE("SASS parsing reads cuobjdump's instruction lines and finds the MMA lo
   CHECK(count_in_mma_loop(functions[1], "BAR.SYNC") == 0);  // no HGMMA, no loop
 }
 
-TEST_CASE("every registered version has a SASS rule") {
+TEST_CASE("sass.txt parsing: rules by keyword, comments skipped, bad files refused with the line") {
+  {
+    std::istringstream text(
+        "# what this file is\n\nrequire HGMMA\n  forbid FFMA\nforbid_in_mma_loop BAR.SYNC\n# forbid X\n");
+    const LoadedRule r = parse_rules(text, "v9/sass.txt");
+    CHECK(r.error.empty());
+    CHECK(r.rule.required == std::vector<std::string>{"HGMMA"});
+    CHECK(r.rule.forbidden == std::vector<std::string>{"FFMA"});
+    CHECK(r.rule.forbidden_in_mma_loop == std::vector<std::string>{"BAR.SYNC"});
+  }
+  {
+    std::istringstream text("require HGMMA\nforbidden FFMA\n");
+    const LoadedRule r = parse_rules(text, "v9/sass.txt");
+    CHECK(r.error.find("v9/sass.txt:2: unknown keyword 'forbidden'") == 0);
+  }
+  {
+    std::istringstream text("require HGMMA FFMA\n");
+    CHECK(parse_rules(text, "v9/sass.txt").error.find("v9/sass.txt:1: ") == 0);
+  }
+  {
+    std::istringstream text("# only comments\nforbid FFMA\n");
+    CHECK(parse_rules(text, "v9/sass.txt").error.find("no `require` line") != std::string::npos);
+  }
+  CHECK(load_rules("v9_no_such_version").error.find("missing") != std::string::npos);
+}
+
+TEST_CASE("every registered version has a sass.txt with at least one required instruction") {
   for (const auto& [name, library] : matmul::version_libraries()) {
-    bool found = false;
-    for (const SassRule& r : rules) found = found || r.version == name;
-    INFO(name << " has no line in tests/test_sass.cpp's rules");
-    CHECK(found);
+    const LoadedRule r = load_rules(name);
+    INFO(name << ": " << r.error);
+    CHECK(r.error.empty());
   }
 }
 
 TEST_CASE("each version's SASS has the instructions of its technique and no local memory") {
   for (const auto& [name, library] : matmul::version_libraries()) {
+    const LoadedRule loaded = load_rules(name);
+    INFO(name << "'s rules: " << (loaded.error.empty() ? rules_path(name) : loaded.error));
+    REQUIRE(loaded.error.empty());
+    const SassRule& r = loaded.rule;
     const std::vector<Kernel> functions = kernels(disassemble(library));
     INFO(name << ": " << functions.size() << " kernels in " << library);
     REQUIRE(functions.size() > 0);
-    for (const SassRule& r : rules) {
-      if (r.version != name) continue;
-      for (const std::string& op : r.required) {
-        INFO("required " << op);
-        CHECK(count(functions, op) > 0);
-      }
-      for (const std::string& op : r.forbidden) {
-        INFO("forbidden " << op);
-        CHECK(count(functions, op) == 0);
-      }
-      for (const std::string& op : r.forbidden_in_mma_loop)
-        for (const Kernel& f : functions) {
-          INFO("forbidden in the loop around the HGMMAs: " << op);
-          CHECK(count_in_mma_loop(f, op) == 0);
-        }
+    for (const std::string& op : r.required) {
+      INFO("required " << op);
+      CHECK(count(functions, op) > 0);
     }
+    for (const std::string& op : r.forbidden) {
+      INFO("forbidden " << op);
+      CHECK(count(functions, op) == 0);
+    }
+    for (const std::string& op : r.forbidden_in_mma_loop)
+      for (const Kernel& f : functions) {
+        INFO("forbidden in the loop around the HGMMAs: " << op);
+        CHECK(count_in_mma_loop(f, op) == 0);
+      }
     for (const std::string& op : forbidden_everywhere) {
       INFO("forbidden everywhere: " << op);
       CHECK(count(functions, op) == 0);

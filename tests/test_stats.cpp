@@ -1,6 +1,6 @@
 #include <catch2/catch_test_macros.hpp>
 
-#include "common/stats.h"
+#include "common/harness/stats.h"
 
 using matmul::summarize;
 

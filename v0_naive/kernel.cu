@@ -12,11 +12,13 @@
 
 namespace v0_naive {
 
+// [region:constants]
 // A block of 32 × 8 threads covers a 8 × 32 tile of C: x runs along a row of C, so a warp's
 // stores to C are coalesced. The grid is one-dimensional over the tiles, row of tiles by row of
 // tiles, because a grid's y dimension stops at 65535 and M may be larger.
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
+// [/region:constants]
 
 // [region:kernel]
 template <typename T>
@@ -57,6 +59,14 @@ void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, in
 }
 
 const matmul::Version version{
-    "v0_naive", "one thread per output element (CUDA cores)", matmul, matmul, {{"BLOCK_X", BLOCK_X}, {"BLOCK_Y", BLOCK_Y}}};
+    "v0_naive",
+    "one thread per output element (CUDA cores)",
+    matmul,
+    matmul,
+    {
+        {"BLOCK_X", BLOCK_X},
+        {"BLOCK_Y", BLOCK_Y},
+    },
+};
 
 }  // namespace v0_naive

@@ -27,9 +27,7 @@ namespace v1_tma {
 constexpr int BM = 128;
 constexpr int BN = 128;
 constexpr int BK = 64;
-constexpr int WGMMA_M = 64;
-constexpr int WGMMA_K = 16;
-constexpr int THREADS = 128;  // one warpgroup
+constexpr int THREADS = hopper::warpgroup_threads;  // one warpgroup
 // [/region:constants]
 
 // [region:smem]
@@ -37,19 +35,19 @@ constexpr int THREADS = 128;  // one warpgroup
 // of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
 template <typename T>
 struct SharedStorage {
-  alignas(1024) T a[BM * BK];  // BM rows of A, K-major, swizzled
-  alignas(1024) T b[BN * BK];  // BN rows of B, K-major, swizzled
-  uint64_t full;               // completes when both tiles of the current K-step have landed
+  alignas(hopper::swizzle_atom_bytes) T a[BM * BK];  // BM rows of A, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T b[BN * BK];  // BN rows of B, K-major, swizzled
+  uint64_t full;  // completes when both tiles of the current K-step have landed
 };
 // [/region:smem]
 
 // [region:kernel]
 template <typename T>
-__global__ void __launch_bounds__(THREADS) matmul_kernel(const __grid_constant__ CUtensorMap a_map,
-                                                         const __grid_constant__ CUtensorMap b_map, T* c, int m, int n,
-                                                         int k) {
+__global__ void __launch_bounds__(THREADS)
+    matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, T* c, int m,
+                  int n, int k) {
   extern __shared__ unsigned char smem_bytes[];
-  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, 1024));
+  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
   const int tiles_n = matmul::ceil_div(n, BN);
   const int tile_row = int(blockIdx.x / tiles_n) * BM;
   const int tile_col = int(blockIdx.x % tiles_n) * BN;
@@ -60,7 +58,7 @@ __global__ void __launch_bounds__(THREADS) matmul_kernel(const __grid_constant__
   }
   __syncthreads();
 
-  float acc[BM / WGMMA_M][BN / 2] = {};
+  float acc[BM / hopper::wgmma_m][BN / 2] = {};
   int phase = 0;
   for (int k_tile = 0; k_tile < matmul::ceil_div(k, BK); ++k_tile) {
     if (threadIdx.x == 0) {
@@ -73,25 +71,26 @@ __global__ void __launch_bounds__(THREADS) matmul_kernel(const __grid_constant__
 
     hopper::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
+    for (int kk = 0; kk < BK / hopper::wgmma_k; ++kk) {
 #pragma unroll
-      for (int i = 0; i < BM / WGMMA_M; ++i) {
+      for (int i = 0; i < BM / hopper::wgmma_m; ++i) {
         // Moving along K inside a swizzled row: 16 elements = 32 bytes further; the hardware
         // applies the swizzle to the address it computes.
-        const uint64_t desc_a = hopper::smem_descriptor(&smem.a[i * WGMMA_M * BK + kk * WGMMA_K]);
-        const uint64_t desc_b = hopper::smem_descriptor(&smem.b[kk * WGMMA_K]);
+        const uint64_t desc_a = hopper::smem_descriptor(&smem.a[i * hopper::wgmma_m * BK + kk * hopper::wgmma_k]);
+        const uint64_t desc_b = hopper::smem_descriptor(&smem.b[kk * hopper::wgmma_k]);
         hopper::wgmma<T, BN>(acc[i], desc_a, desc_b);
       }
     }
     hopper::wgmma_commit();
     hopper::wgmma_wait<0>();
 #pragma unroll
-    for (int i = 0; i < BM / WGMMA_M; ++i) hopper::fence_accumulators(acc[i]);
+    for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
     __syncthreads();  // every warp is done with the tiles before thread 0 refills them
   }
 
 #pragma unroll
-  for (int i = 0; i < BM / WGMMA_M; ++i) hopper::store_fragment<BN>(acc[i], c, tile_row + i * WGMMA_M, tile_col, m, n);
+  for (int i = 0; i < BM / hopper::wgmma_m; ++i)
+    hopper::store_fragment<BN>(acc[i], c, tile_row + i * hopper::wgmma_m, tile_col, m, n);
 }
 // [/region:kernel]
 
@@ -100,12 +99,15 @@ template <typename T>
 void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
   matmul::validate_shape({m, n, k});
   matmul::validate_operands(a, b, c);
-  const CUtensorMap a_map = hopper::make_tile_map(a, matmul::dtype_of<T>, hopper::tile_map_params(m, k, BM, BK));
-  const CUtensorMap b_map = hopper::make_tile_map(b, matmul::dtype_of<T>, hopper::tile_map_params(n, k, BN, BK));
+  const CUtensorMap a_map = hopper::make_tile_map(a, hopper::tile_map_params(m, k, BM, BK));
+  const CUtensorMap b_map = hopper::make_tile_map(b, hopper::tile_map_params(n, k, BN, BK));
   const int64_t tiles = int64_t(matmul::ceil_div(m, BM)) * matmul::ceil_div(n, BN);
   matmul::validate_grid(tiles);
-  const size_t smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + room to align the start to 1024
-  CUDA_CHECK(cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
+  const size_t smem_bytes = sizeof(SharedStorage<T>) + hopper::swizzle_atom_bytes;  // + room to align the start
+  // Once per process and type: the kernel's shared-memory limit does not depend on the call.
+  static const cudaError_t sized =
+      cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
+  CUDA_CHECK(sized);
   matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -121,6 +123,16 @@ void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, in
 }
 
 const matmul::Version version{
-    "v1_tma", "TMA loads + WGMMA, one stage", matmul, matmul, {{"BM", BM}, {"BN", BN}, {"BK", BK}, {"THREADS", THREADS}}};
+    "v1_tma",
+    "TMA loads + WGMMA, one stage",
+    matmul,
+    matmul,
+    {
+        {"BM", BM},
+        {"BN", BN},
+        {"BK", BK},
+        {"THREADS", THREADS},
+    },
+};
 
 }  // namespace v1_tma

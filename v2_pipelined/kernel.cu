@@ -1,10 +1,10 @@
-// v2_pipelined: TMA loads and WGMMA over a ring buffer of STAGES shared-memory slots.
+// v2_pipelined: TMA loads and WGMMA over a ring buffer of STAGES shared-memory stages.
 //
 // v1 loaded a K-step's tiles and then waited for them: the tensor cores idled through every
-// load. Here the tiles live in a ring of STAGES slots, each with its own mbarrier. Before the
+// load. Here the tiles live in a ring of STAGES stages, each with its own mbarrier. Before the
 // loop, one thread asks for the first STAGES - 1 K-steps; in the loop, while the warpgroup
-// computes K-step k from its slot, the loads for K-step k + STAGES - 1 are already in flight.
-// A slot is still handed back to the loader with __syncthreads(): v3 replaces exactly that.
+// computes K-step k from its stage, the loads for K-step k + STAGES - 1 are already in flight.
+// A stage is still handed back to the loader with __syncthreads(): v3 replaces exactly that.
 #include <cuda.h>
 
 #include "common/check.h"
@@ -27,31 +27,29 @@ namespace v2_pipelined {
 constexpr int BM = 128;
 constexpr int BN = 128;
 constexpr int BK = 64;
-constexpr int STAGES = 2;  // slots in the ring: loads run up to STAGES - 1 K-steps ahead
-constexpr int WGMMA_M = 64;
-constexpr int WGMMA_K = 16;
-constexpr int THREADS = 128;  // one warpgroup
+constexpr int STAGES = 2;  // stages in the ring: loads run up to STAGES - 1 K-steps ahead
+constexpr int THREADS = hopper::warpgroup_threads;  // one warpgroup
 // [/region:constants]
 
 // [region:smem]
-// One slot per stage, each with its own barrier.
+// STAGES buffers for A and B, each stage with its own barrier.
 // Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
 // of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
 template <typename T>
 struct SharedStorage {
-  alignas(1024) T a[STAGES][BM * BK];  // BM rows of A per slot, K-major, swizzled
-  alignas(1024) T b[STAGES][BN * BK];  // BN rows of B per slot, K-major, swizzled
-  uint64_t full[STAGES];               // full[s] completes when both tiles of slot s have landed
+  alignas(hopper::swizzle_atom_bytes) T a[STAGES][BM * BK];  // BM rows of A per stage, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T b[STAGES][BN * BK];  // BN rows of B per stage, K-major, swizzled
+  uint64_t full[STAGES];  // full[s] completes when both tiles of stage s have landed
 };
 // [/region:smem]
 
 // [region:kernel]
 template <typename T>
-__global__ void __launch_bounds__(THREADS) matmul_kernel(const __grid_constant__ CUtensorMap a_map,
-                                                         const __grid_constant__ CUtensorMap b_map, T* c, int m, int n,
-                                                         int k) {
+__global__ void __launch_bounds__(THREADS)
+    matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, T* c, int m,
+                  int n, int k) {
   extern __shared__ unsigned char smem_bytes[];
-  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, 1024));
+  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
   const int tiles_n = matmul::ceil_div(n, BN);
   const int tile_row = int(blockIdx.x / tiles_n) * BM;
   const int tile_col = int(blockIdx.x % tiles_n) * BN;
@@ -62,48 +60,53 @@ __global__ void __launch_bounds__(THREADS) matmul_kernel(const __grid_constant__
   }
   __syncthreads();
 
-  // K-step k_tile goes to slot k_tile % STAGES.
+  // K-step k_tile goes to stage k_tile % STAGES.
   const int k_tiles = matmul::ceil_div(k, BK);
   const auto load = [&](int k_tile) {
-    const int slot = k_tile % STAGES;
-    hopper::mbarrier_arrive_expect_tx(&smem.full[slot], sizeof(smem.a[slot]) + sizeof(smem.b[slot]));
-    hopper::tma_load_2d(smem.a[slot], &a_map, &smem.full[slot], k_tile * BK, tile_row);
-    hopper::tma_load_2d(smem.b[slot], &b_map, &smem.full[slot], k_tile * BK, tile_col);
+    const int stage = k_tile % STAGES;
+    hopper::mbarrier_arrive_expect_tx(&smem.full[stage], sizeof(smem.a[stage]) + sizeof(smem.b[stage]));
+    hopper::tma_load_2d(smem.a[stage], &a_map, &smem.full[stage], k_tile * BK, tile_row);
+    hopper::tma_load_2d(smem.b[stage], &b_map, &smem.full[stage], k_tile * BK, tile_col);
   };
   // Prefill: the first STAGES - 1 K-steps (fewer when K is short).
   if (threadIdx.x == 0)
     for (int k_tile = 0; k_tile < STAGES - 1 && k_tile < k_tiles; ++k_tile) load(k_tile);
 
-  float acc[BM / WGMMA_M][BN / 2] = {};
-  int stage = 0, phase = 0;  // the slot being computed, and the parity of its barrier's phase
+  float acc[BM / hopper::wgmma_m][BN / 2] = {};
+  int stage = 0, phase = 0;  // the stage being computed, and the parity of its barrier's phase
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    // The slot this load fills was computed in the previous iteration and released by its
+    // The stage this load fills was computed in the previous iteration and released by its
     // __syncthreads(). Near the end there is nothing left to load: the ring drains.
     if (threadIdx.x == 0 && k_tile + STAGES - 1 < k_tiles) load(k_tile + STAGES - 1);
     hopper::mbarrier_wait(&smem.full[stage], phase);
 
     hopper::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
+    for (int kk = 0; kk < BK / hopper::wgmma_k; ++kk) {
 #pragma unroll
-      for (int i = 0; i < BM / WGMMA_M; ++i) {
+      for (int i = 0; i < BM / hopper::wgmma_m; ++i) {
         // Moving along K inside a swizzled row: 16 elements = 32 bytes further; the hardware
         // applies the swizzle to the address it computes.
-        const uint64_t desc_a = hopper::smem_descriptor(&smem.a[stage][i * WGMMA_M * BK + kk * WGMMA_K]);
-        const uint64_t desc_b = hopper::smem_descriptor(&smem.b[stage][kk * WGMMA_K]);
+        const uint64_t desc_a =
+            hopper::smem_descriptor(&smem.a[stage][i * hopper::wgmma_m * BK + kk * hopper::wgmma_k]);
+        const uint64_t desc_b = hopper::smem_descriptor(&smem.b[stage][kk * hopper::wgmma_k]);
         hopper::wgmma<T, BN>(acc[i], desc_a, desc_b);
       }
     }
     hopper::wgmma_commit();
     hopper::wgmma_wait<0>();
 #pragma unroll
-    for (int i = 0; i < BM / WGMMA_M; ++i) hopper::fence_accumulators(acc[i]);
-    __syncthreads();  // every warp is done with this slot before thread 0 refills it
-    if (++stage == STAGES) stage = 0, phase ^= 1;  // a lap of the ring: the barriers' next phase
+    for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+    __syncthreads();  // every warp is done with this stage before thread 0 refills it
+    if (++stage == STAGES) {  // a lap of the ring: the barriers' next phase
+      stage = 0;
+      phase ^= 1;
+    }
   }
 
 #pragma unroll
-  for (int i = 0; i < BM / WGMMA_M; ++i) hopper::store_fragment<BN>(acc[i], c, tile_row + i * WGMMA_M, tile_col, m, n);
+  for (int i = 0; i < BM / hopper::wgmma_m; ++i)
+    hopper::store_fragment<BN>(acc[i], c, tile_row + i * hopper::wgmma_m, tile_col, m, n);
 }
 // [/region:kernel]
 
@@ -112,12 +115,15 @@ template <typename T>
 void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
   matmul::validate_shape({m, n, k});
   matmul::validate_operands(a, b, c);
-  const CUtensorMap a_map = hopper::make_tile_map(a, matmul::dtype_of<T>, hopper::tile_map_params(m, k, BM, BK));
-  const CUtensorMap b_map = hopper::make_tile_map(b, matmul::dtype_of<T>, hopper::tile_map_params(n, k, BN, BK));
+  const CUtensorMap a_map = hopper::make_tile_map(a, hopper::tile_map_params(m, k, BM, BK));
+  const CUtensorMap b_map = hopper::make_tile_map(b, hopper::tile_map_params(n, k, BN, BK));
   const int64_t tiles = int64_t(matmul::ceil_div(m, BM)) * matmul::ceil_div(n, BN);
   matmul::validate_grid(tiles);
-  const size_t smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + room to align the start to 1024
-  CUDA_CHECK(cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
+  const size_t smem_bytes = sizeof(SharedStorage<T>) + hopper::swizzle_atom_bytes;  // + room to align the start
+  // Once per process and type: the kernel's shared-memory limit does not depend on the call.
+  static const cudaError_t sized =
+      cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
+  CUDA_CHECK(sized);
   matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -133,6 +139,17 @@ void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, in
 }
 
 const matmul::Version version{
-    "v2_pipelined", "ring buffer of STAGES slots (TMA + WGMMA)", matmul, matmul, {{"BM", BM}, {"BN", BN}, {"BK", BK}, {"STAGES", STAGES}, {"THREADS", THREADS}}};
+    "v2_pipelined",
+    "ring buffer of STAGES stages (TMA + WGMMA)",
+    matmul,
+    matmul,
+    {
+        {"BM", BM},
+        {"BN", BN},
+        {"BK", BK},
+        {"STAGES", STAGES},
+        {"THREADS", THREADS},
+    },
+};
 
 }  // namespace v2_pipelined

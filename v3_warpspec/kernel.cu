@@ -2,9 +2,9 @@
 //
 // v2 still met as a whole block at __syncthreads() after every K-step: the loader could not run
 // ahead, and the tensor cores drained each time. Here the two jobs go to two warpgroups that run
-// different code. Warpgroup 0, the producer, only loads: one thread waits until a slot is empty,
+// different code. Warpgroup 0, the producer, only loads: one thread waits until a stage is empty,
 // arms its `full` barrier and issues the copies. Warpgroup 1, the consumer, only computes: it waits
-// until a slot is full, runs the WGMMAs and marks the slot empty. Each slot has the pair of
+// until a stage is full, runs the WGMMAs and marks the stage empty. Each stage has the pair of
 // barriers; nobody else waits for anybody, and the block never synchronises inside the loop.
 #include <cuda.h>
 
@@ -29,41 +29,39 @@ namespace v3_warpspec {
 constexpr int BM = 128;
 constexpr int BN = 192;
 constexpr int BK = 64;
-constexpr int STAGES = 4;          // slots in the ring: the consumer holds 1 + MMAS_IN_FLIGHT, the producer fills the rest
+constexpr int STAGES = 4;  // stages in the ring: the consumer holds 1 + MMAS_IN_FLIGHT, the producer fills the rest
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
-constexpr int WGMMA_M = 64;
-constexpr int WGMMA_K = 16;
 constexpr int THREADS = 256;  // warpgroup 0 produces, warpgroup 1 consumes
-static_assert(STAGES > MMAS_IN_FLIGHT, "the slot being computed and those in flight are all held");
+static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
 // [/region:constants]
 
 // [region:smem]
-// One slot per stage, each with a pair of barriers.
+// STAGES buffers for A and B, each stage with a pair of barriers.
 // Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
 // of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
 template <typename T>
 struct SharedStorage {
-  alignas(1024) T a[STAGES][BM * BK];  // BM rows of A per slot, K-major, swizzled
-  alignas(1024) T b[STAGES][BN * BK];  // BN rows of B per slot, K-major, swizzled
-  uint64_t full[STAGES];               // full[s] completes when both tiles of slot s have landed
-  uint64_t empty[STAGES];              // empty[s] completes when the consumer is done reading slot s
+  alignas(hopper::swizzle_atom_bytes) T a[STAGES][BM * BK];  // BM rows of A per stage, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T b[STAGES][BN * BK];  // BN rows of B per stage, K-major, swizzled
+  uint64_t full[STAGES];  // full[s] completes when both tiles of stage s have landed
+  uint64_t empty[STAGES];  // empty[s] completes when the consumer is done reading stage s
 };
 // [/region:smem]
 
 // [region:kernel]
 template <typename T>
-__global__ void __launch_bounds__(THREADS) matmul_kernel(const __grid_constant__ CUtensorMap a_map,
-                                                         const __grid_constant__ CUtensorMap b_map, T* c, int m, int n,
-                                                         int k) {
+__global__ void __launch_bounds__(THREADS)
+    matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, T* c, int m,
+                  int n, int k) {
   extern __shared__ unsigned char smem_bytes[];
-  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, 1024));
+  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
   const int tiles_n = matmul::ceil_div(n, BN);
   const int tile_row = int(blockIdx.x / tiles_n) * BM;
   const int tile_col = int(blockIdx.x % tiles_n) * BN;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      hopper::mbarrier_init(&smem.full[s], 1);   // one arrival: the producer's thread
+      hopper::mbarrier_init(&smem.full[s], 1);  // one arrival: the producer's thread
       hopper::mbarrier_init(&smem.empty[s], 1);  // one arrival: the consumer's first thread
     }
     hopper::fence_barrier_init();
@@ -71,58 +69,66 @@ __global__ void __launch_bounds__(THREADS) matmul_kernel(const __grid_constant__
   __syncthreads();  // the last block-wide barrier: it publishes the initialised barriers
 
   const int k_tiles = matmul::ceil_div(k, BK);
-  const bool producer = threadIdx.x < 128;
+  const bool producer = threadIdx.x < hopper::warpgroup_threads;
   if (producer) {
     if (threadIdx.x == 0) {
       // The producer's phase starts at 0 but it waits for parity phase ^ 1: on a fresh barrier that
       // is the phase "before" phase 0, already complete, so the first lap of the ring needs no
-      // consumer. From the second lap on it waits for the consumer to empty the slot.
+      // consumer. From the second lap on it waits for the consumer to empty the stage.
       int stage = 0, phase = 0;
       for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
         hopper::mbarrier_wait(&smem.empty[stage], phase ^ 1);
         hopper::mbarrier_arrive_expect_tx(&smem.full[stage], sizeof(smem.a[stage]) + sizeof(smem.b[stage]));
         hopper::tma_load_2d(smem.a[stage], &a_map, &smem.full[stage], k_tile * BK, tile_row);
         hopper::tma_load_2d(smem.b[stage], &b_map, &smem.full[stage], k_tile * BK, tile_col);
-        if (++stage == STAGES) stage = 0, phase ^= 1;
+        if (++stage == STAGES) {
+          stage = 0;
+          phase ^= 1;
+        }
       }
     }
     return;  // the producer's other 127 threads have nothing to do
   }
 
-  float acc[BM / WGMMA_M][BN / 2] = {};
-  int stage = 0, phase = 0;  // the slot being computed, and the parity of its barrier's phase
+  float acc[BM / hopper::wgmma_m][BN / 2] = {};
+  int stage = 0, phase = 0;  // the stage being computed, and the parity of its barrier's phase
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
     hopper::mbarrier_wait(&smem.full[stage], phase);
 
     hopper::wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
+    for (int kk = 0; kk < BK / hopper::wgmma_k; ++kk) {
 #pragma unroll
-      for (int i = 0; i < BM / WGMMA_M; ++i) {
+      for (int i = 0; i < BM / hopper::wgmma_m; ++i) {
         // Moving along K inside a swizzled row: 16 elements = 32 bytes further; the hardware
         // applies the swizzle to the address it computes.
-        const uint64_t desc_a = hopper::smem_descriptor(&smem.a[stage][i * WGMMA_M * BK + kk * WGMMA_K]);
-        const uint64_t desc_b = hopper::smem_descriptor(&smem.b[stage][kk * WGMMA_K]);
+        const uint64_t desc_a =
+            hopper::smem_descriptor(&smem.a[stage][i * hopper::wgmma_m * BK + kk * hopper::wgmma_k]);
+        const uint64_t desc_b = hopper::smem_descriptor(&smem.b[stage][kk * hopper::wgmma_k]);
         hopper::wgmma<T, BN>(acc[i], desc_a, desc_b);
       }
     }
     hopper::wgmma_commit();
     // The consumer no longer has to wait for the block, so it need not drain the tensor cores
-    // either: it waits only until MMAS_IN_FLIGHT K-steps remain in flight, and the slot of the
+    // either: it waits only until MMAS_IN_FLIGHT K-steps remain in flight, and the stage of the
     // oldest K-step that finished goes back to the producer.
     hopper::wgmma_wait<MMAS_IN_FLIGHT>();
 #pragma unroll
-    for (int i = 0; i < BM / WGMMA_M; ++i) hopper::fence_accumulators(acc[i]);
-    if (threadIdx.x == 128 && k_tile >= MMAS_IN_FLIGHT)
+    for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+    if (threadIdx.x == hopper::warpgroup_threads && k_tile >= MMAS_IN_FLIGHT)
       hopper::mbarrier_arrive(&smem.empty[(k_tile - MMAS_IN_FLIGHT) % STAGES]);
-    if (++stage == STAGES) stage = 0, phase ^= 1;  // a lap of the ring: the barriers' next phase
+    if (++stage == STAGES) {  // a lap of the ring: the barriers' next phase
+      stage = 0;
+      phase ^= 1;
+    }
   }
   hopper::wgmma_wait<0>();
 #pragma unroll
-  for (int i = 0; i < BM / WGMMA_M; ++i) hopper::fence_accumulators(acc[i]);
+  for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
 
 #pragma unroll
-  for (int i = 0; i < BM / WGMMA_M; ++i) hopper::store_fragment<BN>(acc[i], c, tile_row + i * WGMMA_M, tile_col, m, n);
+  for (int i = 0; i < BM / hopper::wgmma_m; ++i)
+    hopper::store_fragment<BN>(acc[i], c, tile_row + i * hopper::wgmma_m, tile_col, m, n);
 }
 // [/region:kernel]
 
@@ -131,12 +137,15 @@ template <typename T>
 void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
   matmul::validate_shape({m, n, k});
   matmul::validate_operands(a, b, c);
-  const CUtensorMap a_map = hopper::make_tile_map(a, matmul::dtype_of<T>, hopper::tile_map_params(m, k, BM, BK));
-  const CUtensorMap b_map = hopper::make_tile_map(b, matmul::dtype_of<T>, hopper::tile_map_params(n, k, BN, BK));
+  const CUtensorMap a_map = hopper::make_tile_map(a, hopper::tile_map_params(m, k, BM, BK));
+  const CUtensorMap b_map = hopper::make_tile_map(b, hopper::tile_map_params(n, k, BN, BK));
   const int64_t tiles = int64_t(matmul::ceil_div(m, BM)) * matmul::ceil_div(n, BN);
   matmul::validate_grid(tiles);
-  const size_t smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + room to align the start to 1024
-  CUDA_CHECK(cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
+  const size_t smem_bytes = sizeof(SharedStorage<T>) + hopper::swizzle_atom_bytes;  // + room to align the start
+  // Once per process and type: the kernel's shared-memory limit does not depend on the call.
+  static const cudaError_t sized =
+      cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
+  CUDA_CHECK(sized);
   matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -152,6 +161,18 @@ void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, in
 }
 
 const matmul::Version version{
-    "v3_warpspec", "producer and consumer warpgroups, full/empty mbarriers", matmul, matmul, {{"BM", BM}, {"BN", BN}, {"BK", BK}, {"STAGES", STAGES}, {"THREADS", THREADS}}};
+    "v3_warpspec",
+    "producer and consumer warpgroups, full/empty mbarriers",
+    matmul,
+    matmul,
+    {
+        {"BM", BM},
+        {"BN", BN},
+        {"BK", BK},
+        {"STAGES", STAGES},
+        {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
+        {"THREADS", THREADS},
+    },
+};
 
 }  // namespace v3_warpspec

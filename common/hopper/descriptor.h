@@ -21,8 +21,8 @@ inline constexpr uint32_t swizzle_atom_bytes = 1024;
 //   bits 62-63  swizzle mode: 1 = 128-byte swizzle
 __host__ __device__ constexpr uint64_t make_smem_descriptor(uint32_t smem_byte_address) {
   return uint64_t((smem_byte_address & 0x3FFFF) >> 4)  //
-         | uint64_t(16 >> 4) << 16                      //
-         | uint64_t(swizzle_atom_bytes >> 4) << 32      //
+         | uint64_t(16 >> 4) << 16  //
+         | uint64_t(swizzle_atom_bytes >> 4) << 32  //
          | uint64_t(1) << 62;
 }
 // [/region:descriptor]

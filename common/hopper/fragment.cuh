@@ -10,6 +10,8 @@
 
 #include <type_traits>
 
+#include "common/hopper/wgmma.cuh"
+
 namespace hopper {
 
 // Two neighbouring elements of C from two fp32 values. Out-of-range elements are dropped (ragged
@@ -19,8 +21,10 @@ __device__ inline void store_pair(T* c, int row, int col, float x, float y, int 
   if (row >= m || col >= n) return;
   T* p = c + size_t(row) * n + col;
   if (col + 1 < n && n % 2 == 0) {
-    if constexpr (std::is_same_v<T, __half>) *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-    else *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+    if constexpr (std::is_same_v<T, __half>)
+      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+    else
+      *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
   } else {
     p[0] = T(x);
     if (col + 1 < n) p[1] = T(y);
@@ -31,7 +35,7 @@ __device__ inline void store_pair(T* c, int row, int col, float x, float y, int 
 // Writes this thread's part of a 64 × N accumulator tile whose top-left element is C[row0][col0].
 template <int N, typename T>
 __device__ inline void store_fragment(const float (&d)[N / 2], T* c, int row0, int col0, int m, int n) {
-  const int warp = threadIdx.x % 128 / 32, lane = threadIdx.x % 32;
+  const int warp = threadIdx.x % warpgroup_threads / 32, lane = threadIdx.x % 32;
   const int row = row0 + 16 * warp + lane / 4;
   const int col = col0 + 2 * (lane % 4);
 #pragma unroll

@@ -67,8 +67,10 @@ __device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   const uint64_t start = global_timer_ns();
   while (!mbarrier_try_wait(bar, parity)) {
     if (global_timer_ns() - start > HOPPER_WAIT_TIMEOUT_NS) {
-      printf("mbarrier wait timed out: block (%d,%d,%d) thread %d waited %.1f s for parity %u of the barrier at shared address 0x%x\n",
-             blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, HOPPER_WAIT_TIMEOUT_NS * 1e-9, parity, smem_addr(bar));
+      printf(
+          "mbarrier wait timed out: block (%d,%d,%d) thread %d waited %.1f s for parity %u of the barrier at shared "
+          "address 0x%x\n",
+          blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, HOPPER_WAIT_TIMEOUT_NS * 1e-9, parity, smem_addr(bar));
       __trap();
     }
   }

@@ -1,12 +1,10 @@
 #include "common/hopper/tensor_map.h"
 
-#include <cuda_runtime.h>
 #include <cudaTypedefs.h>
+#include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
-
-#include "common/check.h"
 
 namespace hopper {
 
@@ -21,9 +19,10 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
   static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || p == nullptr)
-      throw matmul::CudaError("the CUDA driver has no cuTensorMapEncodeTiled (needs CUDA 12 or newer)");
+    const cudaError_t status =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
+    if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr)
+      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (needs CUDA 12 or newer)");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
   }();
   return fn;
@@ -36,7 +35,8 @@ TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_
   if (rows < 1) refuse("rows", rows, "must be at least 1");
   if (cols < 1) refuse("cols", cols, "must be at least 1");
   if (cols * element % 16 != 0) refuse("row pitch in bytes", cols * element, "must be a multiple of 16");
-  if (rows > (int64_t(1) << 32) || cols > (int64_t(1) << 32)) refuse("rows or cols", std::max(rows, cols), "must be at most 2^32");
+  if (rows > (int64_t(1) << 32) || cols > (int64_t(1) << 32))
+    refuse("rows or cols", std::max(rows, cols), "must be at most 2^32");
   if (box_rows < 1 || box_rows > 256) refuse("box rows", box_rows, "must be between 1 and 256");
   if (box_cols * element % 16 != 0) refuse("box row in bytes", box_cols * element, "must be a multiple of 16");
   if (box_cols * element > swizzle_bytes)
@@ -47,21 +47,20 @@ TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_
           uint32_t(box_rows * box_cols * element)};
 }
 
-// [region:make_tile_map]
-CUtensorMap make_tile_map(const void* base, matmul::DType t, const TileMapParams& p) {
+// [region:encode_tile_map]
+CUtensorMap encode_tile_map(const void* base, CUtensorMapDataType type, const TileMapParams& p) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {p.dims[0], p.dims[1]};
   const cuuint64_t strides[1] = {p.row_pitch_bytes};
   const cuuint32_t box[2] = {p.box[0], p.box[1]};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult status = encoder()(
-      &map, t == matmul::DType::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-      const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult status = encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS)
-    throw matmul::CudaError("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(status)));
+    throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(status)));
   return map;
 }
-// [/region:make_tile_map]
+// [/region:encode_tile_map]
 
 }  // namespace hopper

@@ -3,10 +3,11 @@
 // host tests can check it without a GPU; then the encoding itself.
 #pragma once
 #include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cstdint>
-
-#include "common/dtype.h"
+#include <type_traits>
 
 namespace hopper {
 
@@ -18,18 +19,30 @@ inline constexpr int swizzle_bytes = 128;
 // What cuTensorMapEncodeTiled receives for a rows × cols row-major matrix of 2-byte elements
 // loaded as box_rows × box_cols tiles. Arrays are innermost dimension first, as the driver wants.
 struct TileMapParams {
-  uint64_t dims[2];          // {cols, rows} in elements
+  uint64_t dims[2];  // {cols, rows} in elements
   uint64_t row_pitch_bytes;  // stride of dimension 1; dimension 0 is contiguous
-  uint32_t box[2];           // {box_cols, box_rows} in elements
-  uint32_t box_bytes;        // what one copy delivers, out-of-bounds zero fill included
+  uint32_t box[2];  // {box_cols, box_rows} in elements
+  uint32_t box_bytes;  // what one copy delivers, out-of-bounds zero fill included
 };
 
 // Throws std::invalid_argument naming the violated rule: the row pitch a multiple of 16 bytes,
 // a box row a multiple of 16 bytes and at most `swizzle_bytes`, at most 256 box rows.
 TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_cols);
 
+// The copy engine's name for an element type: fp16 and bf16, the two types WGMMA takes here.
+template <typename T>
+constexpr CUtensorMapDataType tma_type() {
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "tile maps hold fp16 or bf16");
+  return std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+
 // The encoded map for `base` (16-byte aligned device memory) under those parameters, with
-// 128-byte swizzle and zero fill out of bounds.
-CUtensorMap make_tile_map(const void* base, matmul::DType t, const TileMapParams& p);
+// 128-byte swizzle and zero fill out of bounds. Throws std::runtime_error if the driver refuses.
+CUtensorMap encode_tile_map(const void* base, CUtensorMapDataType type, const TileMapParams& p);
+
+template <typename T>
+CUtensorMap make_tile_map(const T* base, const TileMapParams& p) {
+  return encode_tile_map(base, tma_type<T>(), p);
+}
 
 }  // namespace hopper

@@ -16,8 +16,9 @@ namespace hopper {
 // parameter (or otherwise live in global, constant or parameter memory), never a local copy.
 __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-      ::"r"(smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(smem_addr(bar))
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(smem_addr(bar))
       : "memory");
 }
 // [/region:tma_load]

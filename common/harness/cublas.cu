@@ -1,4 +1,4 @@
-#include "common/cublas.h"
+#include "common/harness/cublas.h"
 
 #include <cublas_v2.h>
 
@@ -8,6 +8,11 @@
 namespace matmul {
 
 namespace {
+
+void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw_cuda_error(call, cublasGetStatusString(status), file, line);
+}
+#define CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
 
 // One handle for the process. Deliberately never destroyed: cublasDestroy during static
 // destruction can run after the CUDA runtime has shut down.
@@ -24,7 +29,8 @@ cudaDataType_t cuda_type(DType t) { return t == DType::fp16 ? CUDA_R_16F : CUDA_
 
 // Row-major C (m×n) = A·Bᵀ is column-major Cᵀ (n×m) = Bᵀ'·A' where A' and B' are the column-major
 // k×m and k×n views of the same bytes: cuBLAS computes op(B')·op(A') with op(B') = B'ᵀ.
-void gemm(DType t, const void* a, const void* b, void* c, cudaDataType_t c_type, int m, int n, int k, cudaStream_t stream) {
+void gemm(DType t, const void* a, const void* b, void* c, cudaDataType_t c_type, int m, int n, int k,
+          cudaStream_t stream) {
   validate_shape({m, n, k});
   validate_operands(a, b, c);
   const float alpha = 1.0f, beta = 0.0f;
@@ -45,8 +51,8 @@ void cublas_reference(DType t, const void* a, const void* b, float* c, int m, in
 }
 
 const Version& cublas_version() {
-  static const Version v{"cublas", "cuBLAS cublasGemmEx (the baseline)", cublas_matmul<__half>,
-                         cublas_matmul<__nv_bfloat16>, {}};
+  static const Version v{
+      "cublas", "cuBLAS cublasGemmEx (the baseline)", cublas_matmul<__half>, cublas_matmul<__nv_bfloat16>, {}};
   return v;
 }
 

@@ -1,4 +1,4 @@
-#include "common/stats.h"
+#include "common/harness/stats.h"
 
 #include <algorithm>
 #include <stdexcept>

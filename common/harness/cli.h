@@ -10,8 +10,9 @@
 
 namespace matmul {
 
-// Exit codes of every binary (DESIGN.md).
-enum ExitCode { exit_pass = 0, exit_wrong_result = 1, exit_bad_arguments = 2, exit_no_gpu = 3 };
+// Exit codes of every binary (docs/design.md, "Command line"): 1 is a wrong result or any other
+// failure (a CUDA error, a file that cannot be written); 2 and 3 are refusals before any GPU work.
+enum ExitCode { exit_pass = 0, exit_failed = 1, exit_bad_arguments = 2, exit_no_gpu = 3 };
 
 inline constexpr int min_iters = 20;  // medians come from at least this many timed launches
 
@@ -37,7 +38,7 @@ struct LadderOptions {
   std::vector<DType> dtypes{DType::fp16, DType::bf16};
   TimingFlags timing{10, min_iters};
   double budget_s = 60;  // a run predicted to take longer than this is skipped
-  std::string out;       // default: results/<gpu>.json
+  std::string out;  // default: results/<gpu>.json
   bool list = false;
   bool help = false;
 };

@@ -1,4 +1,4 @@
-// Verification of one output against the fp32 reference (DESIGN.md, "Verification rules").
+// Verification of one output against the fp32 reference (docs/design.md, "Verification").
 #pragma once
 #include <cuda_runtime.h>
 
@@ -24,11 +24,11 @@ inline double unit_roundoff(DType t) { return t == DType::fp16 ? 0x1p-11 : 0x1p-
 
 struct Verification {
   DType dtype = DType::fp16;
-  double rel_err = 0;              // ‖C − ref‖_F / ‖ref‖_F over the elements written with finite values
-  int64_t unwritten = 0;           // elements of C still holding the poison
-  int64_t nonfinite = 0;           // other NaN or Inf elements of C
-  int64_t outliers = 0;            // written elements further from the reference than unit_roundoff allows
-  int64_t guard_damage = 0;        // guard-band words before and after C that changed
+  double rel_err = 0;  // ‖C − ref‖_F / ‖ref‖_F over the elements written with finite values
+  int64_t unwritten = 0;  // elements of C still holding the poison
+  int64_t nonfinite = 0;  // other NaN or Inf elements of C
+  int64_t outliers = 0;  // written elements further from the reference than unit_roundoff allows
+  int64_t guard_damage = 0;  // guard-band words before and after C that changed
   int64_t rerun_differences = -1;  // elements of C that differ between two runs on the same inputs (-1: not run)
 
   // Empty when everything passes, else what failed first, in words.

@@ -1,13 +1,13 @@
-#include "common/bench.h"
+#include "common/harness/harness.h"
 
 #include <cstdio>
 #include <iostream>
 
 #include "common/check.h"
-#include "common/cublas.h"
-#include "common/fill.h"
-#include "common/gpu.h"
-#include "common/stats.h"
+#include "common/harness/cublas.h"
+#include "common/harness/fill.h"
+#include "common/harness/gpu.h"
+#include "common/harness/stats.h"
 
 namespace matmul {
 
@@ -119,8 +119,10 @@ std::string table_header() {
 std::string table_row(const RunRecord& r) {
   char shape[64], err[16], line[240];
   std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r.m, (long long)r.n, (long long)r.k);
-  if (r.rel_err) std::snprintf(err, sizeof err, "%.2e", *r.rel_err);
-  else std::snprintf(err, sizeof err, "-");
+  if (r.rel_err)
+    std::snprintf(err, sizeof err, "%.2e", *r.rel_err);
+  else
+    std::snprintf(err, sizeof err, "-");
   const char* verdict = !r.pass ? "UNCHECKED" : *r.pass ? "PASS" : "FAIL";
   std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10.3f %10.3f %10.3f %8.1f %8.3fx %9s  %s", r.version.c_str(),
                 shape, dtype_name(r.dtype), r.ms_median, r.ms_min, r.ms_max, r.tflops, r.ratio_vs_cublas, err, verdict);
@@ -139,7 +141,7 @@ int run_cli(const Version& v, int argc, char** argv) {
     const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check);
     std::cout << table_header() << "\n" << table_row(r) << std::endl;
     if (!o.json.empty()) write_results(o.json, Results{device, git_commit(), utc_now(), {r}, {}});
-    return int(r.pass.value_or(true) ? exit_pass : exit_wrong_result);
+    return int(r.pass.value_or(true) ? exit_pass : exit_failed);
   });
 }
 
@@ -154,7 +156,7 @@ int run_guarded(const std::string& program, const std::function<int()>& body) {
     return exit_no_gpu;
   } catch (const std::exception& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
-    return exit_wrong_result;
+    return exit_failed;
   }
 }
 

@@ -1,12 +1,12 @@
-#include "common/verify.h"
+#include "common/harness/verify.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "common/check.h"
-#include "common/device_buffer.h"
-#include "common/fill.h"
+#include "common/harness/device_buffer.h"
+#include "common/harness/fill.h"
 #include "common/tiles.h"
 
 namespace matmul {
@@ -119,7 +119,8 @@ std::string Verification::failure() const {
                   tolerance(dtype));
     return text;
   }
-  if (rerun_differences > 0) return std::to_string(rerun_differences) + " elements differ between two runs on the same inputs";
+  if (rerun_differences > 0)
+    return std::to_string(rerun_differences) + " elements differ between two runs on the same inputs";
   return "";
 }
 
@@ -144,7 +145,8 @@ Verification compare_to_reference(DType t, const void* c, const float* ref, size
   if (t == DType::fp16)
     v.outliers = count_where(Outlier<__half>{static_cast<const __half*>(c), ref, unit_roundoff(t), rms}, count);
   else
-    v.outliers = count_where(Outlier<__nv_bfloat16>{static_cast<const __nv_bfloat16*>(c), ref, unit_roundoff(t), rms}, count);
+    v.outliers =
+        count_where(Outlier<__nv_bfloat16>{static_cast<const __nv_bfloat16*>(c), ref, unit_roundoff(t), rms}, count);
   return v;
 }
 

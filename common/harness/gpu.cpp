@@ -1,4 +1,4 @@
-#include "common/gpu.h"
+#include "common/harness/gpu.h"
 
 #include <cuda_runtime.h>
 

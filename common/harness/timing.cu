@@ -1,4 +1,4 @@
-#include "common/timing.h"
+#include "common/harness/timing.h"
 
 #include <chrono>
 

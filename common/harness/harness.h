@@ -4,12 +4,12 @@
 #include <functional>
 #include <string>
 
-#include "common/cli.h"
-#include "common/device_buffer.h"
+#include "common/harness/cli.h"
+#include "common/harness/device_buffer.h"
+#include "common/harness/results.h"
+#include "common/harness/timing.h"
+#include "common/harness/verify.h"
 #include "common/problem.h"
-#include "common/results.h"
-#include "common/timing.h"
-#include "common/verify.h"
 #include "common/version.h"
 
 namespace matmul {

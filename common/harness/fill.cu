@@ -1,4 +1,4 @@
-#include "common/fill.h"
+#include "common/harness/fill.h"
 
 #include <atomic>
 #include <cmath>
@@ -50,7 +50,8 @@ void fill_uniform(void* data, size_t count, DType t, float scale, uint64_t seed,
   if (t == DType::fp16)
     fill_uniform_kernel<<<blocks_for(count), threads, 0, stream>>>(static_cast<__half*>(data), count, scale, seed);
   else
-    fill_uniform_kernel<<<blocks_for(count), threads, 0, stream>>>(static_cast<__nv_bfloat16*>(data), count, scale, seed);
+    fill_uniform_kernel<<<blocks_for(count), threads, 0, stream>>>(static_cast<__nv_bfloat16*>(data), count, scale,
+                                                                   seed);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -1,4 +1,4 @@
-// The results file (DESIGN.md, "Results JSON"): the contract between runs, plots and docs.
+// The results file (docs/design.md, "Results file"): the contract between runs, plots and docs.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/dtype.h"
-#include "common/gpu.h"
+#include "common/harness/gpu.h"
 #include "common/version.h"
 
 namespace matmul {
@@ -18,7 +18,7 @@ struct RunRecord {
   double ms_median = 0, ms_min = 0, ms_max = 0, tflops = 0;
   double cublas_ms_median = 0, ratio_vs_cublas = 0;
   std::optional<double> rel_err;  // absent (null) when the run was not checked
-  std::optional<bool> pass;       // likewise
+  std::optional<bool> pass;  // likewise
   std::vector<Param> config;
 };
 
@@ -32,7 +32,7 @@ struct SkippedRun {
 
 struct Results {
   DeviceInfo device;
-  std::string git;   // commit the binaries were built from
+  std::string git;  // commit the binaries were built from
   std::string date;  // UTC, ISO 8601
   std::vector<RunRecord> runs;
   std::vector<SkippedRun> skipped;

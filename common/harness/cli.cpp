@@ -1,4 +1,4 @@
-#include "common/cli.h"
+#include "common/harness/cli.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -54,7 +54,8 @@ class ArgReader {
   bool next() {
     if (i_ >= args_.size()) return false;
     const std::string& a = args_[i_++];
-    if (a.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + a + "' (flags start with --; see --help)");
+    if (a.rfind("--", 0) != 0)
+      throw std::invalid_argument("unexpected argument '" + a + "' (flags start with --; see --help)");
     const size_t eq = a.find('=');
     flag_ = a.substr(0, eq);
     inline_value_ = eq == std::string::npos ? std::nullopt : std::optional<std::string>(a.substr(eq + 1));
@@ -79,9 +80,12 @@ class ArgReader {
 };
 
 bool parse_timing_flag(ArgReader& r, TimingFlags& t) {
-  if (r.flag() == "--warmup") t.warmup = parse_count(r.flag(), r.take(), 0);
-  else if (r.flag() == "--iters") t.iters = parse_count(r.flag(), r.take(), min_iters);
-  else return false;
+  if (r.flag() == "--warmup")
+    t.warmup = parse_count(r.flag(), r.take(), 0);
+  else if (r.flag() == "--iters")
+    t.iters = parse_count(r.flag(), r.take(), min_iters);
+  else
+    return false;
   return true;
 }
 
@@ -92,15 +96,24 @@ Options parse_options(const std::vector<std::string>& args) {
   ArgReader r(args);
   while (r.next()) {
     const std::string& f = r.flag();
-    if (f == "--m") o.shape.m = parse_integer(f, r.take());
-    else if (f == "--n") o.shape.n = parse_integer(f, r.take());
-    else if (f == "--k") o.shape.k = parse_integer(f, r.take());
-    else if (f == "--size") o.shape.m = o.shape.n = o.shape.k = parse_integer(f, r.take());
-    else if (f == "--dtype") o.dtype = parse_dtype_flag(f, r.take());
-    else if (f == "--json") o.json = r.take();
-    else if (f == "--no-check") r.no_value(), o.check = false;
-    else if (f == "--help" || f == "-h") r.no_value(), o.help = true;
-    else if (!parse_timing_flag(r, o.timing)) r.unknown();
+    if (f == "--m")
+      o.shape.m = parse_integer(f, r.take());
+    else if (f == "--n")
+      o.shape.n = parse_integer(f, r.take());
+    else if (f == "--k")
+      o.shape.k = parse_integer(f, r.take());
+    else if (f == "--size")
+      o.shape.m = o.shape.n = o.shape.k = parse_integer(f, r.take());
+    else if (f == "--dtype")
+      o.dtype = parse_dtype_flag(f, r.take());
+    else if (f == "--json")
+      o.json = r.take();
+    else if (f == "--no-check")
+      r.no_value(), o.check = false;
+    else if (f == "--help" || f == "-h")
+      r.no_value(), o.help = true;
+    else if (!parse_timing_flag(r, o.timing))
+      r.unknown();
   }
   if (!o.help) validate_shape(o.shape);
   return o;
@@ -156,7 +169,8 @@ times it against cuBLAS in the same process and prints one table row.
   --size S              m = n = k = S
   --dtype fp16|bf16     element type (default fp16); accumulation is always fp32
   --warmup W            untimed launches before timing, within 1 s (default 10)
-  --iters I             timed launches, at least )" + std::to_string(min_iters) + R"( (default 30)
+  --iters I             timed launches, at least )" +
+         std::to_string(min_iters) + R"( (default 30)
   --no-check            skip verification (timing only)
   --json FILE           also write the result as a results file
   --help                this text
@@ -175,8 +189,8 @@ and writes a results file.
   --sizes S1,S2,...     square sizes (default 512,1024,2048,4096,8192,16384)
   --dtypes fp16,bf16    element types (default both)
   --warmup W            untimed launches before timing, within 1 s (default 10)
-  --iters I             timed launches per run, at least )" + std::to_string(min_iters) + R"( (default )" +
-         std::to_string(min_iters) + R"()
+  --iters I             timed launches per run, at least )" +
+         std::to_string(min_iters) + R"( (default )" + std::to_string(min_iters) + R"()
   --budget SECONDS      skip a run predicted to take longer (default 60)
   --out FILE            results file (default results/<gpu>.json; required with
                         --versions, --sizes or --dtypes, so a partial run never replaces it)

@@ -1,15 +1,21 @@
 // The GPU this process runs on, and the check that it can run sm_90a code.
 #pragma once
+#include <stdexcept>
 #include <string>
 
 namespace matmul {
 
+// There is no GPU these kernels can run on (none at all, or one that is not Hopper).
+struct NoUsableGpu : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct DeviceInfo {
-  std::string name;           // "NVIDIA H200"
+  std::string name;  // "NVIDIA H200"
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
-  int sm_clock_mhz = 0;       // maximum SM clock
-  int mem_clock_mhz = 0;      // maximum memory clock
+  int sm_clock_mhz = 0;  // maximum SM clock
+  int mem_clock_mhz = 0;  // maximum memory clock
   int l2_mb = 0;
   std::string driver, runtime;  // CUDA versions, "13.0"
 };

@@ -1,4 +1,4 @@
-#include "common/results.h"
+#include "common/harness/results.h"
 
 #include <cctype>
 #include <cstdio>

@@ -1,0 +1,261 @@
+// v5_persistent: a persistent grid, one CTA per SM, each walking many output tiles.
+//
+// v4 launched one CTA per output tile: every tile paid for a CTA start, barrier init, a pipeline
+// filled from empty and an epilogue that nothing overlapped. Here the grid has as many CTAs as fit
+// at once, and a scheduler hands each CTA its next tile until none are left. The producer runs
+// ahead across tile boundaries, so the next tile's loads land while the consumers finish and store
+// this one; the pipeline's stage and phase carry on from tile to tile; each stage is labelled with
+// the tile it belongs to, which is how the consumers learn what the scheduler chose.
+#include <cuda.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "common/check.h"
+#include "common/hopper/fragment.cuh"
+#include "common/hopper/pipeline.cuh"
+#include "common/hopper/registers.cuh"
+#include "common/hopper/tensor_map.h"
+#include "common/hopper/tma.cuh"
+#include "common/hopper/wgmma.cuh"
+#include "common/problem.h"
+#include "common/tiles.h"
+#include "v5_persistent/matmul.h"
+
+namespace v5_persistent {
+
+// [region:constants]
+// The tile, chosen by arithmetic and checked by measurement (this version's page in docs/).
+// BK = 64 two-byte elements is one 128-byte swizzled row, the widest box row TMA's 128-byte
+// swizzle allows. Each consumer owns BM / CONSUMERS rows of the tile: (BM / CONSUMERS) / 64
+// WGMMAs per 16-wide K slice, each with BN/2 fp32 accumulators per thread.
+constexpr int BM = 128;
+constexpr int BN = 256;
+constexpr int BK = 64;
+constexpr int STAGES = 4;  // stages in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
+constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
+constexpr int GROUP = 8;  // rows of tiles per group of the grouped order (1: row by row)
+constexpr int DYNAMIC = 0;  // 1: CTAs draw tiles from a global counter; 0: a static stride
+constexpr int CONSUMERS = 2;
+constexpr int CONSUMER_ROWS = BM / CONSUMERS;
+constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
+static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
+static_assert(CONSUMER_ROWS % hopper::wgmma_m == 0, "each consumer owns whole WGMMA rows");
+// [/region:constants]
+
+// [region:registers]
+// One block per SM: 65,536 registers for 384 threads, 168 each at launch (a multiple of 8). The
+// producer keeps PRODUCER_REGISTERS and the consumers take what it frees; the three must fit in
+// what the launch gave, or a consumer's setmaxnreg.inc waits forever for registers.
+constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
+static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS,
+              "the consumers claim more registers than the producer frees");
+// [/region:registers]
+
+// [region:smem]
+// STAGES buffers for A and B, and the pipeline's pair of barriers for each stage.
+// Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
+// of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
+template <typename T>
+struct SharedStorage {
+  alignas(hopper::swizzle_atom_bytes) T a[STAGES][BM * BK];  // BM rows of A per stage, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T b[STAGES][BN * BK];  // BN rows of B per stage, K-major, swizzled
+  hopper::Pipeline<STAGES> pipe;
+  int tile[STAGES];  // the tile whose K-step each stage holds, or NO_MORE_TILES
+};
+// [/region:smem]
+
+// [region:scheduler]
+constexpr int NO_MORE_TILES = -1;
+
+// The scheduler role: which output tile a CTA computes next. A static stride gives CTA b the
+// tiles b, b + grid, b + 2·grid, ...; the dynamic queue gives each CTA whatever tile is next when
+// it asks, so a CTA that falls behind takes fewer. The index is then placed in grouped order.
+struct TileScheduler {
+  int tiles;
+  int* counter;  // the dynamic queue: 0 at every launch's start
+
+  __device__ int first() const { return checked(DYNAMIC ? draw() : int(blockIdx.x)); }
+  __device__ int next(int current) const { return checked(DYNAMIC ? draw() : current + int(gridDim.x)); }
+
+ private:
+  __device__ int checked(int tile) const { return tile < tiles ? tile : NO_MORE_TILES; }
+
+  // Every CTA draws until it gets a number past the last tile, so a launch makes exactly
+  // tiles + gridDim.x draws; the CTA that makes the last one resets the counter for the next
+  // launch on this stream, which cannot start before this one has ended.
+  __device__ int draw() const {
+    const int tile = atomicAdd(counter, 1);
+    if (tile == tiles + int(gridDim.x) - 1) atomicExch(counter, 0);
+    return tile;
+  }
+};
+// [/region:scheduler]
+
+// [region:kernel]
+template <typename T>
+__global__ void __launch_bounds__(THREADS, 1)
+    matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, T* c, int m,
+                  int n, int k, TileScheduler scheduler) {
+  extern __shared__ unsigned char smem_bytes[];
+  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
+  const int tiles_m = matmul::ceil_div(m, BM);
+  const int tiles_n = matmul::ceil_div(n, BN);
+
+  if (threadIdx.x == 0) smem.pipe.init(CONSUMERS);  // a stage is empty once every consumer released it
+  __syncthreads();  // the last block-wide barrier: it publishes the initialised barriers
+
+  const int k_tiles = matmul::ceil_div(k, BK);
+  const int warpgroup = threadIdx.x / hopper::warpgroup_threads;
+  if (warpgroup == 0) {
+    hopper::release_registers<PRODUCER_REGISTERS>();
+    if (threadIdx.x == 0) {
+      hopper::PipelineState<STAGES> write;
+      for (int index = scheduler.first(); index != NO_MORE_TILES; index = scheduler.next(index)) {
+        const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
+        for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+          smem.pipe.producer_wait(write);
+          smem.tile[write.stage] = index;
+          uint64_t* full = smem.pipe.producer_expect(write, sizeof(smem.a[0]) + sizeof(smem.b[0]));
+          hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM);
+          hopper::tma_load_2d(smem.b[write.stage], &b_map, full, k_tile * BK, tile.n * BN);
+          write.advance();
+        }
+      }
+      smem.pipe.producer_wait(write);  // one more stage, with no data: the consumers' signal to stop
+      smem.tile[write.stage] = NO_MORE_TILES;
+      smem.pipe.producer_expect(write, 0);
+    }
+    return;  // the producer's other 127 threads have nothing to do
+  }
+
+  hopper::claim_registers<CONSUMER_REGISTERS>();
+  const int consumer_row = (warpgroup - 1) * CONSUMER_ROWS;  // this consumer's first row in the tile
+  float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // each tile's first WGMMA overwrites it
+  hopper::PipelineState<STAGES> read, release;  // release trails read by MMAS_IN_FLIGHT K-steps
+  for (;;) {
+    smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
+    const int index = smem.tile[read.stage];
+    if (index == NO_MORE_TILES) return;
+    const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
+    const int tile_row = tile.m * BM;
+    const int tile_col = tile.n * BN;
+
+    for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      smem.pipe.consumer_wait(read);
+
+      hopper::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < BK / hopper::wgmma_k; ++kk) {
+#pragma unroll
+        for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
+          // Moving along K inside a swizzled row: 16 elements = 32 bytes further; the hardware
+          // applies the swizzle to the address it computes.
+          const uint64_t desc_a = hopper::smem_descriptor(
+              &smem.a[read.stage][(consumer_row + i * hopper::wgmma_m) * BK + kk * hopper::wgmma_k]);
+          const uint64_t desc_b = hopper::smem_descriptor(&smem.b[read.stage][kk * hopper::wgmma_k]);
+          hopper::wgmma<T, BN>(acc[i], desc_a, desc_b, k_tile > 0 || kk > 0);
+        }
+      }
+      hopper::wgmma_commit();
+      hopper::wgmma_wait<MMAS_IN_FLIGHT>();
+#pragma unroll
+      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+      if (k_tile >= MMAS_IN_FLIGHT) {
+        if (threadIdx.x % hopper::warpgroup_threads == 0) smem.pipe.consumer_release(release);
+        release.advance();
+      }
+      read.advance();
+    }
+    hopper::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+    // The stages still held go back before the epilogue, so the producer refills them meanwhile.
+    for (int held = 0; held < MMAS_IN_FLIGHT && held < k_tiles; ++held) {
+      if (threadIdx.x % hopper::warpgroup_threads == 0) smem.pipe.consumer_release(release);
+      release.advance();
+    }
+
+#pragma unroll
+    for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
+      hopper::store_fragment<BN>(acc[i], c, tile_row + consumer_row + i * hopper::wgmma_m, tile_col, m, n);
+  }
+}
+// [/region:kernel]
+
+// [region:launch]
+// The dynamic queue's counter, one per (device, stream): launches on one stream run one after
+// another, so each finds the counter its predecessor reset; launches on different streams, which
+// may run at once, never share one. Allocated on a stream's first launch.
+int* tile_counter(cudaStream_t stream) {
+  static std::mutex lock;
+  static std::map<std::pair<int, cudaStream_t>, int*> counters;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> guard(lock);
+  int*& counter = counters[{device, stream}];
+  if (counter == nullptr) {
+    CUDA_CHECK(cudaMalloc(&counter, sizeof(int)));
+    CUDA_CHECK(cudaMemset(counter, 0, sizeof(int)));
+  }
+  return counter;
+}
+
+template <typename T>
+void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
+  matmul::validate_shape({m, n, k});
+  matmul::validate_operands(a, b, c);
+  const CUtensorMap a_map = hopper::make_tile_map(a, hopper::tile_map_params(m, k, BM, BK));
+  const CUtensorMap b_map = hopper::make_tile_map(b, hopper::tile_map_params(n, k, BN, BK));
+  const int64_t tiles = int64_t(matmul::ceil_div(m, BM)) * matmul::ceil_div(n, BN);
+  matmul::validate_grid(tiles);
+  const size_t smem_bytes = sizeof(SharedStorage<T>) + hopper::swizzle_atom_bytes;  // + room to align the start
+  // Once per process and type: the shared-memory limit, and how many CTAs fit on the GPU at once
+  // (SMs × CTAs per SM), depend on the kernel and the GPU, not on the call.
+  static const int resident = [&] {
+    CUDA_CHECK(cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, matmul_kernel<T>, THREADS, smem_bytes));
+    return sms * per_sm;
+  }();
+  const TileScheduler scheduler{int(tiles), DYNAMIC ? tile_counter(stream) : nullptr};
+  const unsigned grid = unsigned(std::min<int64_t>(tiles, resident));
+  matmul_kernel<T><<<grid, THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k, scheduler);
+  CUDA_CHECK(cudaGetLastError());
+}
+// [/region:launch]
+
+void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream) {
+  launch(a, b, c, m, n, k, stream);
+}
+
+void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
+            cudaStream_t stream) {
+  launch(a, b, c, m, n, k, stream);
+}
+
+const matmul::Version version{
+    "v5_persistent",
+    "persistent grid, tile scheduler, pipeline across tiles",
+    matmul,
+    matmul,
+    {
+        {"BM", BM},
+        {"BN", BN},
+        {"BK", BK},
+        {"STAGES", STAGES},
+        {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
+        {"GROUP", GROUP},
+        {"DYNAMIC", DYNAMIC},
+        {"CONSUMERS", CONSUMERS},
+        {"THREADS", THREADS},
+    },
+};
+
+}  // namespace v5_persistent
