@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make sanitize: compute-sanitizer's four tools over every version's kernels, both dtypes, small
 # ragged shapes (the tools slow a kernel down 10-1000x). Fails on any reported error, and on a
-# run that outlasts SANITIZE_TIMEOUT seconds (default 300).
+# run that outlasts SANITIZE_TIMEOUT seconds (default 300). SANITIZE_VERSIONS="v5_persistent ..."
+# checks only those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -9,7 +10,7 @@ command -v compute-sanitizer >/dev/null || { echo "sanitize: compute-sanitizer n
 nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no NVIDIA GPU found" >&2; exit 3; }
 
 source scripts/versions.sh
-versions=$(matmul_versions)
+versions=${SANITIZE_VERSIONS:-$(matmul_versions)}
 shapes=("129 255 200" "1 77 8")
 failures=0
 # memcheck, racecheck and synccheck judge each kernel alone: they watch only ours. initcheck must

@@ -15,6 +15,7 @@
 
 #include "common/check.h"
 #include "common/hopper/fragment.cuh"
+#include "common/hopper/named_barrier.cuh"
 #include "common/hopper/pipeline.cuh"
 #include "common/hopper/registers.cuh"
 #include "common/hopper/tensor_map.h"
@@ -37,7 +38,7 @@ constexpr int BK = 64;
 constexpr int STAGES = 4;  // stages in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
 constexpr int GROUP = 8;  // rows of tiles per group of the grouped order (1: row by row)
-constexpr int DYNAMIC = 0;  // 1: CTAs draw tiles from a global counter; 0: a static stride
+constexpr int DYNAMIC = 1;  // 1: CTAs draw tiles from a global counter; 0: a static stride
 constexpr int CONSUMERS = 2;
 constexpr int CONSUMER_ROWS = BM / CONSUMERS;
 constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
@@ -140,6 +141,9 @@ __global__ void __launch_bounds__(THREADS, 1)
   for (;;) {
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
+    // One thread hands the stage back, and the producer then relabels it: all 128 must have read
+    // the label by then. One barrier of this warpgroup's own, once per tile, orders those reads.
+    hopper::named_barrier_sync(warpgroup, hopper::warpgroup_threads);
     if (index == NO_MORE_TILES) return;
     const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
     const int tile_row = tile.m * BM;
