@@ -15,7 +15,6 @@
 
 #include "common/check.h"
 #include "common/hopper/fragment.cuh"
-#include "common/hopper/named_barrier.cuh"
 #include "common/hopper/pipeline.cuh"
 #include "common/hopper/registers.cuh"
 #include "common/hopper/tensor_map.h"
@@ -107,7 +106,9 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int tiles_m = matmul::ceil_div(m, BM);
   const int tiles_n = matmul::ceil_div(n, BN);
 
-  if (threadIdx.x == 0) smem.pipe.init(CONSUMERS);  // a stage is empty once every consumer released it
+  // A stage is empty once every consumer thread released it: each one read the stage's label, and
+  // only its own arrival orders that read before the producer writes the next label there.
+  if (threadIdx.x == 0) smem.pipe.init(CONSUMERS * hopper::warpgroup_threads);
   __syncthreads();  // the last block-wide barrier: it publishes the initialised barriers
 
   const int k_tiles = matmul::ceil_div(k, BK);
@@ -141,9 +142,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   for (;;) {
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
-    // One thread hands the stage back, and the producer then relabels it: all 128 must have read
-    // the label by then. One barrier of this warpgroup's own, once per tile, orders those reads.
-    hopper::named_barrier_sync(warpgroup, hopper::warpgroup_threads);
     if (index == NO_MORE_TILES) return;
     const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
     const int tile_row = tile.m * BM;
@@ -170,7 +168,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
       for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
       if (k_tile >= MMAS_IN_FLIGHT) {
-        if (threadIdx.x % hopper::warpgroup_threads == 0) smem.pipe.consumer_release(release);
+        smem.pipe.consumer_release(release);
         release.advance();
       }
       read.advance();
@@ -180,7 +178,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
     // The stages still held go back before the epilogue, so the producer refills them meanwhile.
     for (int held = 0; held < MMAS_IN_FLIGHT && held < k_tiles; ++held) {
-      if (threadIdx.x % hopper::warpgroup_threads == 0) smem.pipe.consumer_release(release);
+      smem.pipe.consumer_release(release);
       release.advance();
     }
 

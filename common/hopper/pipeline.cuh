@@ -59,7 +59,8 @@ struct Pipeline {
   // Consumer: waits until the stage's loads have landed.
   __device__ void consumer_wait(PipelineState<STAGES> at) { mbarrier_wait(&full[at.stage], at.phase); }
 
-  // Consumer: one thread per consumer hands the stage back, once nothing reads it any more.
+  // Consumer: one of the `consumers` arrivals that init counted hands the stage back, once nothing
+  // reads it any more.
   __device__ void consumer_release(PipelineState<STAGES> at) { mbarrier_arrive(&empty[at.stage]); }
 };
 // [/region:pipeline]
