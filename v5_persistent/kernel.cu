@@ -72,24 +72,26 @@ struct SharedStorage {
 // [region:scheduler]
 constexpr int NO_MORE_TILES = -1;
 
-// The scheduler role: which output tile a CTA computes next. A static stride gives CTA b the
-// tiles b, b + grid, b + 2·grid, ...; the dynamic queue gives each CTA whatever tile is next when
-// it asks, so a CTA that falls behind takes fewer. The index is then placed in grouped order.
+// The scheduler role: which output tile a CTA computes next. Every CTA starts on tile blockIdx.x,
+// known without asking anyone. After that, a static stride gives CTA b the tiles b + grid,
+// b + 2·grid, ...; the dynamic queue gives each CTA whatever tile is next when it asks, so a CTA
+// that falls behind takes fewer. The index is then placed in grouped order.
 struct TileScheduler {
   int tiles;
   int* counter;  // the dynamic queue: 0 at every launch's start
 
-  __device__ int first() const { return checked(DYNAMIC ? draw() : int(blockIdx.x)); }
+  __device__ int first() const { return checked(int(blockIdx.x)); }
   __device__ int next(int current) const { return checked(DYNAMIC ? draw() : current + int(gridDim.x)); }
 
  private:
   __device__ int checked(int tile) const { return tile < tiles ? tile : NO_MORE_TILES; }
 
-  // Every CTA draws until it gets a number past the last tile, so a launch makes exactly
-  // tiles + gridDim.x draws; the CTA that makes the last one resets the counter for the next
-  // launch on this stream, which cannot start before this one has ended.
+  // The queue hands out the tiles from gridDim.x on. Every CTA draws until it gets a number past
+  // the last tile, so the draws return gridDim.x .. tiles + gridDim.x - 1, each once; the CTA that
+  // gets the last one resets the counter for the next launch on this stream, which cannot start
+  // before this one has ended.
   __device__ int draw() const {
-    const int tile = atomicAdd(counter, 1);
+    const int tile = int(gridDim.x) + atomicAdd(counter, 1);
     if (tile == tiles + int(gridDim.x) - 1) atomicExch(counter, 0);
     return tile;
   }
