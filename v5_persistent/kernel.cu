@@ -204,7 +204,7 @@ int* tile_counter(cudaStream_t stream) {
   int*& counter = counters[{device, stream}];
   if (counter == nullptr) {
     CUDA_CHECK(cudaMalloc(&counter, sizeof(int)));
-    CUDA_CHECK(cudaMemset(counter, 0, sizeof(int)));
+    CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));  // on the stream: before the first launch
   }
   return counter;
 }
