@@ -15,24 +15,21 @@
 namespace matmul {
 namespace {
 
-std::vector<const Version*> select_versions(const std::vector<std::string>& names) {
+// Every version the ladder can run, in ladder order, cuBLAS last.
+std::vector<const Version*> all_versions() {
   std::vector<const Version*> all = registered_versions();
   all.push_back(&cublas_version());
-  if (names.empty()) return all;
+  return all;
+}
+
+// `names` were checked by parse_ladder_options: each is one of all_versions().
+std::vector<const Version*> select_versions(const std::vector<std::string>& names) {
+  if (names.empty()) return all_versions();
   std::vector<const Version*> chosen;
-  for (const Version* v : all) {
+  for (const Version* v : all_versions()) {
     bool wanted = v->name == "cublas";  // the baseline always runs
     for (const std::string& name : names) wanted = wanted || name == v->name;
     if (wanted) chosen.push_back(v);
-  }
-  for (const std::string& name : names) {
-    bool known = false;
-    for (const Version* v : all) known = known || v->name == name;
-    if (!known) {
-      std::string list;
-      for (const Version* v : all) list += (list.empty() ? "" : ", ") + v->name;
-      throw std::invalid_argument("--versions: unknown version '" + name + "' (registered: " + list + ")");
-    }
   }
   return chosen;
 }
@@ -53,7 +50,9 @@ double predicted_seconds(double ms, const TimingFlags& t) {
 }
 
 int ladder(int argc, char** argv) {
-  const LadderOptions o = parse_ladder_options(std::vector<std::string>(argv + 1, argv + argc));
+  std::vector<std::string> known;
+  for (const Version* v : all_versions()) known.push_back(v->name);
+  const LadderOptions o = parse_ladder_options(std::vector<std::string>(argv + 1, argv + argc), known);
   if (o.help) {
     std::cout << ladder_usage(argv[0]);
     return exit_pass;
@@ -94,7 +93,10 @@ int ladder(int argc, char** argv) {
           }
         }
         const auto start = std::chrono::steady_clock::now();
-        const RunRecord r = benchmark(*v, t, {s, s, s}, o.timing, true);
+        // At the headline size each version also runs alone under a sustained load, then cuBLAS
+        // (whose own row needs no second copy of that).
+        const bool sustain = s == o.sustain_size && v->name != cublas_version().name;
+        const RunRecord r = benchmark(*v, t, {s, s, s}, o.timing, true, sustain ? o.sustain_s : 0);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("%7.1f TFLOPS %7.3fx cuBLAS  rel_err %.2e  %s  (%.1f s)\n", r.tflops, r.ratio_vs_cublas,
                     r.rel_err.value_or(0), *r.pass ? "PASS" : "FAIL", seconds);
@@ -106,6 +108,7 @@ int ladder(int argc, char** argv) {
 
   std::printf("\n%s\n", table_header().c_str());
   for (const RunRecord& r : results.runs) std::printf("%s\n", table_row(r).c_str());
+  for (const RunRecord& r : results.runs) std::printf("%s", sustained_lines(r, device.sm_count).c_str());
   for (const SkippedRun& s : results.skipped)
     std::printf("%-18s %-17s %-5s %s\n", s.version.c_str(), cube(s.m).c_str(), dtype_name(s.dtype), s.reason.c_str());
 

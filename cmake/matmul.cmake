@@ -1,11 +1,10 @@
-# Hopper's wgmma and setmaxnreg exist only for the arch-specific target sm_90a.
-set(MATMUL_CUDA_ARCH_FLAGS -gencode=arch=compute_90a,code=sm_90a)
-
-# Flags every CUDA target of the project compiles with.
+# Flags every CUDA target of the project compiles with. Hopper's wgmma and setmaxnreg exist only
+# for the arch-specific target sm_90a: 90a-real is SASS for sm_90a and no PTX (CMake passes
+# --generate-code=arch=compute_90a,code=[sm_90a]).
 function(matmul_cuda_target target)
-  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES OFF)
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 90a-real)
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:${MATMUL_CUDA_ARCH_FLAGS} --expt-relaxed-constexpr -lineinfo>
+    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -lineinfo>
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
 endfunction()

@@ -7,9 +7,13 @@ Charts, each written as PNG and SVG into --out:
   sweep_<dtype>             TFLOPS against matrix size, one line per version plus cuBLAS
   profile                   ncu tensor-pipe and DRAM utilisation per version at S^3,
                             only when the results carry ncu figures
+  energy                    TFLOPS per watt and utilisation of the tensor peak at the
+                            measured clock, per version and cuBLAS under a sustained
+                            load at S^3, only when the results carry sustained runs
 
 The same JSON always gives byte-identical files. Input that is unreadable or does
-not follow the results contract gives one line on stderr and exit status 2.
+not follow the results contract gives one line on stderr and exit status 2; an
+interpreter without matplotlib gives one line naming the one to use and exit status 1.
 """
 
 import argparse
@@ -20,15 +24,14 @@ import re
 import sys
 import textwrap
 
-import matplotlib
-
-matplotlib.use("Agg")  # must precede pyplot: files only, no display
-import matplotlib.pyplot as plt
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.ticker import NullLocator
+# matplotlib is imported by load_matplotlib(), after the arguments are parsed: --help, and the
+# message naming the interpreter to use, work without it.
+matplotlib = plt = Line2D = Patch = NullLocator = None
 
 PROG = "plot.py"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REQUIREMENTS = os.path.join(ROOT, "plots", "requirements.txt")
+VENV_PYTHON = ".venv/bin/python3"
 BASELINE = "cublas"
 DTYPES = ("fp16", "bf16")
 VERSION_RE = re.compile(r"v(\d+)_.")
@@ -49,8 +52,10 @@ RUN_FIELDS = {
     "version": str, "technique": str, "dtype": str, "m": int, "n": int, "k": int,
     "tflops": float, "ratio_vs_cublas": float, "pass": bool,
 }
-RUN_OPTIONAL = {"profile": dict}
+RUN_OPTIONAL = {"profile": dict, "sustained": dict}
 PROFILE_FIELDS = {"tensor_pipe_pct": float, "dram_pct": float}
+SUSTAINED_FIELDS = {"seconds": float, "version": dict, "cublas": dict}
+UNDER_LOAD_FIGURES = ("sm_clock_mhz", "power_w", "tflops_per_w", "tensor_util")
 SKIPPED_FIELDS = {"version": str, "dtype": str, "m": int, "reason": str}
 TYPE_NAMES = {str: "a string", int: "an integer", float: "a finite number",
               bool: "true or false", dict: "an object", list: "a list"}
@@ -93,6 +98,14 @@ def check_run(run, where):
         raise ResultsError(f"{where} has a non-positive m, n or k")
     if "profile" in run:
         check_fields(run["profile"], f"{where}.profile", PROFILE_FIELDS)
+    if "sustained" in run:
+        check_fields(run["sustained"], f"{where}.sustained", SUSTAINED_FIELDS)
+        for kernel in ("version", "cublas"):
+            check_fields(run["sustained"][kernel], f"{where}.sustained.{kernel}", {"tflops": float})
+            for name in UNDER_LOAD_FIGURES:
+                value = run["sustained"][kernel].get(name)
+                if value is not None and not is_type(value, float):
+                    raise ResultsError(f"{where}.sustained.{kernel} field '{name}' is not a finite number or null")
 
 
 def check_results(doc):
@@ -214,7 +227,10 @@ def save_figure(fig, out_dir, stem):
 # A black-edged red cross stands out on any bar or line colour, red ones included.
 FAIL_STYLE = {"marker": "X", "markerfacecolor": FAIL_COLOR, "markeredgecolor": "black",
               "markeredgewidth": 0.8, "linestyle": "none"}
-FAIL_HANDLE = Line2D([], [], markersize=9, label="FAIL (wrong result)", **FAIL_STYLE)
+
+
+def fail_handle():
+    return Line2D([], [], markersize=9, label="FAIL (wrong result)", **FAIL_STYLE)
 
 
 def mark_failures(ax, points):
@@ -280,7 +296,7 @@ def draw_ladder(doc, runs, size, upto, out_dir):
                               label=PEAK_LABEL))
     mark_failures(ax, failures)
     if failures:
-        handles.append(FAIL_HANDLE)
+        handles.append(fail_handle())
     if any(faded(v) for v in versions):
         handles.append(Patch(color=FADED_COLOR, alpha=FADED_ALPHA, label=f"after {upto}"))
 
@@ -329,7 +345,7 @@ def draw_sweep(doc, runs, dtype, out_dir):
     mark_failures(ax, failures)
     handles, _ = ax.get_legend_handles_labels()
     if failures:
-        handles.append(FAIL_HANDLE)
+        handles.append(fail_handle())
 
     ax.set_xscale("log", base=2)
     ax.set_xticks(sizes)
@@ -389,6 +405,56 @@ def draw_profile(doc, runs, size, out_dir):
     save_figure(fig, out_dir, "profile")
 
 
+# ---------------------------------------------------------------- energy chart
+
+
+ENERGY_METRICS = (("tflops_per_w", "TFLOPS per watt", 1.0, "%.2f"),
+                  ("tensor_util", "% of the tensor peak\nat the measured clock", 100.0, "%.0f%%"))
+
+
+def under_load(runs, dtype, size):
+    """(name, figures) per version with a sustained run at this size and dtype, then cuBLAS's
+    figures from the run of the last of them (cuBLAS runs once per version's sustained part)."""
+    rows = [(v, runs[(v, dtype, size)]["sustained"]) for v in sorted_versions(runs)
+            if (v, dtype, size) in runs and "sustained" in runs[(v, dtype, size)]]
+    if not rows:
+        return []
+    return [(v, s["version"]) for v, s in rows] + [(BASELINE, rows[-1][1]["cublas"])]
+
+
+def draw_energy(doc, runs, size, out_dir):
+    dtypes = [d for d in present_dtypes(runs) if under_load(runs, d, size)]
+    if not dtypes:
+        print(f"energy chart skipped: the results hold no sustained runs at size {size}")
+        return
+    panels = {d: under_load(runs, d, size) for d in dtypes}
+    names = [name for name, _ in panels[dtypes[0]]]
+    fig, axes = new_figure(max(7.0, 1.1 * len(names) + 3.5), 1.5 + 3.2 * len(ENERGY_METRICS), nrows=len(ENERGY_METRICS))
+    width = 0.8 / len(dtypes)
+    for ax, (field, label, scale, fmt) in zip(axes, ENERGY_METRICS):
+        for j, dtype in enumerate(dtypes):
+            figures = dict(panels[dtype])
+            drawn = [i for i, n in enumerate(names) if n in figures and figures[n].get(field) is not None]
+            xs = [i + (j - (len(dtypes) - 1) / 2) * width for i in drawn]
+            values = [figures[names[i]][field] * scale for i in drawn]
+            bars = ax.bar(xs, values, width, label=dtype, color=("tab:blue", "tab:orange")[j % 2])
+            ax.bar_label(bars, fmt=fmt, fontsize=7, padding=2)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels([display_name(n) for n in names], fontsize=8)
+        ax.set_ylabel(label)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
+    seconds = runs_seconds(runs, dtypes[0], size)
+    finish_figure(fig, doc, f"Under a sustained load ({seconds:g} s per kernel) at M=N=K={size}")
+    save_figure(fig, out_dir, "energy")
+
+
+def runs_seconds(runs, dtype, size):
+    return next(run["sustained"]["seconds"] for (v, d, s), run in runs.items()
+                if d == dtype and s == size and "sustained" in run)
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -398,14 +464,55 @@ def parse_args(argv):
         description="Draw the GEMM ladder charts (ladder, sweep per dtype, ncu profile) as PNG "
                     "and SVG from a results JSON written by the ladder benchmark.")
     parser.add_argument("results", help="results JSON written by the ladder benchmark")
-    parser.add_argument("--out", default="plots", metavar="DIR",
-                        help="directory for the charts, created if missing (default: plots/)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="directory for the charts, created if missing (default: plots/<GPU>/ "
+                             "of this project, GPU being the results file's name without .json: "
+                             "where `make plots` draws results/<GPU>.json)")
     parser.add_argument("--upto", metavar="VERSION",
                         help="fade the versions after VERSION in the ladder chart and write it "
                              "as ladder_upto_VERSION, for that version's docs page")
     parser.add_argument("--size", type=int, default=8192, metavar="S",
                         help="M=N=K of the runs the ladder and profile charts show (default: 8192)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.out is None:
+        stem = os.path.splitext(os.path.basename(args.results))[0]
+        args.out = os.path.join(ROOT, "plots", stem)
+    return args
+
+
+def pinned_matplotlib():
+    """The matplotlib version plots/requirements.txt pins, or None when it cannot be read."""
+    try:
+        with open(REQUIREMENTS, encoding="utf-8") as f:
+            for line in f:
+                name, _, version = line.split("#")[0].strip().partition("==")
+                if name.strip().lower() == "matplotlib" and version:
+                    return version.strip()
+    except OSError:
+        pass
+    return None
+
+
+def load_matplotlib():
+    """Import matplotlib into this module's globals; False, after one line on stderr, without it."""
+    global matplotlib, plt, Line2D, Patch, NullLocator
+    try:
+        import matplotlib
+    except ImportError:
+        venv = os.path.join(ROOT, VENV_PYTHON)
+        if not os.path.relpath(venv).startswith(os.pardir):
+            venv = os.path.relpath(venv)
+        in_venv = os.path.realpath(sys.prefix) == os.path.realpath(os.path.join(ROOT, ".venv"))
+        first = "" if os.path.isfile(venv) and not in_venv else "run `make setup`, then "
+        print(f"{PROG}: {sys.executable} has no matplotlib; {first}use {venv} "
+              "(made by `make setup` with the matplotlib pinned in plots/requirements.txt)", file=sys.stderr)
+        return False
+    matplotlib.use("Agg")  # must precede pyplot: files only, no display
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import NullLocator
+    return True
 
 
 def render(doc, args):
@@ -419,10 +526,13 @@ def render(doc, args):
     for dtype in present_dtypes(runs):
         draw_sweep(doc, runs, dtype, args.out)
     draw_profile(doc, runs, args.size, args.out)
+    draw_energy(doc, runs, args.size, args.out)
 
 
 def main(argv=None):
     args = parse_args(argv)
+    if not load_matplotlib():
+        return 1
     try:
         doc = load_results(args.results)
         render(doc, args)
@@ -432,6 +542,10 @@ def main(argv=None):
     except OSError as err:
         print(f"{PROG}: {err.filename or args.out}: {err.strerror or err}", file=sys.stderr)
         return 2
+    pinned = pinned_matplotlib()
+    if pinned and matplotlib.__version__ != pinned:
+        print(f"{PROG}: drawn with matplotlib {matplotlib.__version__}, not the {pinned} of "
+              f"plots/requirements.txt: the bytes may differ from the committed charts")
     return 0
 
 

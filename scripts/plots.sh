@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Draws the plots from every results file there is, if plots/plot.py exists.
+# Draws the plots from every results file there is, if plots/plot.py exists: results/<gpu>.json
+# into plots/<gpu>/ (plot.py's defaults). PYTHON (first argument) runs plot.py; by default .venv's
+# when scripts/setup.sh made one (it has the pinned matplotlib the committed charts were drawn
+# with), else python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python=${1:-python3}
+python=${1:-$(test -x .venv/bin/python3 && echo .venv/bin/python3 || echo python3)}
 
 [ -f plots/plot.py ] || { echo "plots: plots/plot.py not there yet; no plots drawn"; exit 0; }
 shopt -s nullglob

@@ -1,22 +1,81 @@
-// For GPU tests: skip (visibly, counted as skipped by CTest) when there is no Hopper GPU.
+// For GPU tests: skip (visibly, counted as skipped by CTest) when there is no Hopper GPU, and run
+// for the versions MATMUL_TEST_VERSIONS selects.
 #pragma once
 #include <catch2/catch_test_macros.hpp>
 
+#include <cuda_runtime.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/check.h"
+#include "common/harness/cublas.h"
 #include "common/harness/gpu.h"
+#include "matmul_versions.h"
 
-inline void require_hopper_or_skip() {
-  static const std::string unavailable = [] {
-    try {
-      matmul::require_hopper(matmul::query_device());
-      return std::string();
-    } catch (const matmul::NoUsableGpu& e) {
-      return std::string(e.what());
+// Why the GPU tests cannot run here, or "" when they can. Without an NVIDIA GPU or driver the CUDA
+// runtime says "no CUDA-capable device" or, with no libcuda at all, "CUDA driver version is
+// insufficient": both become one plain sentence. A GPU that is not Hopper is named.
+inline std::string gpu_unavailable_reason() {
+  int count = 0, driver = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  const bool no_driver = cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0;  // 0: no libcuda
+  if ((status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) &&
+      (no_driver || !std::filesystem::exists("/dev/nvidia0")))
+    return "no NVIDIA GPU/driver found";
+  try {
+    matmul::require_hopper(matmul::query_device());
+    return "";
+  } catch (const matmul::NoUsableGpu& e) {
+    return e.what();
+  }
+}
+
+// The versions the GPU tests run: the names in MATMUL_TEST_VERSIONS (comma-separated; set per
+// version by the "gpu: <version>" CTest entries, see tests/CMakeLists.txt), else every registered
+// version, in ladder order. "cublas" names the baseline, which only the tests that take it
+// (with_baseline) run; a test left with nothing to run is skipped. A name that is neither is an
+// error, not an empty selection.
+inline std::vector<const matmul::Version*> tested_versions(bool with_baseline = false) {
+  std::vector<const matmul::Version*> all = matmul::registered_versions();
+  all.push_back(&matmul::cublas_version());
+  const char* env = std::getenv("MATMUL_TEST_VERSIONS");
+  const std::string names = env ? env : "";
+  std::vector<const matmul::Version*> chosen;
+  for (const matmul::Version* v : all)
+    if (names.empty() || ("," + names + ",").find("," + v->name + ",") != std::string::npos)
+      if (with_baseline || v != &matmul::cublas_version()) chosen.push_back(v);
+  for (size_t start = 0; start < names.size();) {
+    const size_t comma = std::min(names.find(',', start), names.size());
+    const std::string name = names.substr(start, comma - start);
+    bool known = false;
+    for (const matmul::Version* v : all) known = known || v->name == name;
+    if (!known) {
+      std::string list;
+      for (const matmul::Version* v : all) list += (list.empty() ? "" : ", ") + v->name;
+      throw std::invalid_argument("MATMUL_TEST_VERSIONS='" + names + "' names '" + name +
+                                  "', which is neither a registered version nor cublas (" + list + ")");
     }
+    start = comma + 1;
+  }
+  if (chosen.empty()) SKIP("MATMUL_TEST_VERSIONS=" << names << " selects none of the versions this test runs");
+  return chosen;
+}
+
+// First thing in every GPU test. The reason for a skip is printed once per process, and every test
+// fails on a bad MATMUL_TEST_VERSIONS, GPU or not.
+inline void require_hopper_or_skip() {
+  tested_versions(true);
+  static const std::string unavailable = [] {
+    std::string reason = gpu_unavailable_reason();
+    if (!reason.empty()) std::cerr << "gpu tests skipped: " << reason << std::endl;
+    return reason;
   }();
   if (!unavailable.empty()) SKIP(unavailable);
 }

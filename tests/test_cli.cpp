@@ -2,6 +2,12 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
 #include "common/harness/cli.h"
 
 using namespace matmul;
@@ -9,7 +15,25 @@ using Catch::Matchers::ContainsSubstring;
 
 namespace {
 Options parse(std::vector<std::string> args) { return parse_options(args); }
-LadderOptions parse_ladder(std::vector<std::string> args) { return parse_ladder_options(args); }
+LadderOptions parse_ladder(std::vector<std::string> args) {
+  return parse_ladder_options(args, {"v0_naive", "v1_tma", "v3_warpspec", "cublas"});
+}
+
+// A fresh folder of its own, removed with everything in it at the end of the test.
+struct ScratchFolder {
+  ScratchFolder() {
+    std::string name = (std::filesystem::temp_directory_path() / "test_cli_XXXXXX").string();
+    REQUIRE(mkdtemp(name.data()) != nullptr);
+    path = name;
+  }
+  ~ScratchFolder() { std::filesystem::remove_all(path); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path)) names.push_back(e.path().string());
+    return names;
+  }
+  std::filesystem::path path;
+};
 }  // namespace
 
 TEST_CASE("version CLI defaults to 8192 cubed fp16 with at least 20 timed launches") {
@@ -53,7 +77,9 @@ TEST_CASE("version CLI refuses bad arguments with one line naming the value and 
   refuses({"--dtype", "fp32"}, "--dtype 'fp32' is invalid: expected fp16 or bf16");
   refuses({"--size", "abc"}, "--size 'abc' is invalid: expected an integer");
   refuses({"--size", "12x"}, "--size '12x' is invalid: expected an integer");
-  refuses({"--size", "99999999999999999999"}, "out of range");
+  refuses({"--size", "99999999999999999999"},
+          "--size 99999999999999999999 is invalid: out of range: each dimension "
+          "must be below 2^31");
   refuses({"--size", "4294967296"}, "M must be below 2^31");
   refuses({"--iters", "5"}, "--iters 5 is invalid: must be between 20 and 1000000");
   refuses({"--warmup", "-1"}, "--warmup -1 is invalid");
@@ -61,6 +87,51 @@ TEST_CASE("version CLI refuses bad arguments with one line naming the value and 
   refuses({"--m"}, "--m needs a value");
   refuses({"--no-check=yes"}, "--no-check takes no value");
   refuses({"4096"}, "unexpected argument '4096'");
+}
+
+TEST_CASE("a dimension out of range is refused naming the flag that set it and the 2^31 limit") {
+  // 99999999999 is not a multiple of 8 either: the limit is the rule to report, and the flag.
+  CHECK_THROWS_WITH(parse({"--size", "99999999999"}),
+                    "--size 99999999999: M = 99999999999 is invalid: M must be below 2^31");
+  CHECK_THROWS_WITH(parse({"--m", "2147483648"}), "--m 2147483648: M = 2147483648 is invalid: M must be below 2^31");
+  CHECK_THROWS_WITH(parse({"--n=3000000000"}), "--n 3000000000: N = 3000000000 is invalid: N must be below 2^31");
+  CHECK_THROWS_WITH(parse({"--k", "4294967296"}), "--k 4294967296: K = 4294967296 is invalid: K must be below 2^31");
+  CHECK_THROWS_WITH(parse({"--size", "64", "--k", "12"}), ContainsSubstring("--k 12: K = 12 is invalid"));
+  CHECK_THROWS_WITH(parse({"--k", "12", "--size", "64", "--m", "0"}), ContainsSubstring("--m 0: M = 0 is invalid"));
+  CHECK(parse({"--m", "2147483647", "--n", "1", "--k", "2147483640"}).shape.m == 2147483647);  // the largest
+  CHECK_THROWS_WITH(parse_ladder({"--sizes", "1024,99999999999", "--out", "x.json"}),
+                    "--sizes 99999999999: M = 99999999999 is invalid: M must be below 2^31");
+}
+
+TEST_CASE("a --json FILE whose folder cannot be written is refused before any GPU work, and nothing is created") {
+  ScratchFolder scratch;
+  const std::string file = (scratch.path / "x.json").string();
+  CHECK(parse({"--json", file}).json == file);
+  CHECK(parse({"--json", "relative.json"}).json == "relative.json");  // the working directory
+
+  const std::string missing = (scratch.path / "nonexistent" / "dir" / "x.json").string();
+  CHECK_THROWS_WITH(parse({"--json", missing}), "--json " + missing + " is invalid: its folder " +
+                                                    (scratch.path / "nonexistent" / "dir").string() +
+                                                    " does not exist");
+  CHECK_THROWS_WITH(parse({"--json", "/nonexistent/dir/x.json"}),
+                    "--json /nonexistent/dir/x.json is invalid: its folder /nonexistent/dir does not exist");
+  CHECK_THROWS_WITH(parse({"--json", scratch.path.string()}), ContainsSubstring("expected a file name, not a folder"));
+  CHECK_THROWS_WITH(parse({"--json", file + "/"}), ContainsSubstring("expected a file name, not a folder"));
+  CHECK_THROWS_WITH(parse({"--json", ""}), "--json '' is invalid: expected a file name");
+
+  std::ofstream(scratch.path / "plain").put('x');  // a file where a folder should be
+  CHECK_THROWS_WITH(parse({"--json", (scratch.path / "plain" / "x.json").string()}),
+                    ContainsSubstring("is invalid: " + (scratch.path / "plain").string() + " is not a folder"));
+  if (geteuid() != 0) {  // root writes anywhere: the mode bits refuse only others
+    std::filesystem::create_directory(scratch.path / "locked");
+    std::filesystem::permissions(scratch.path / "locked",
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    CHECK_THROWS_WITH(parse({"--json", (scratch.path / "locked" / "x.json").string()}),
+                      ContainsSubstring("is invalid: " + (scratch.path / "locked").string() + " is not writable"));
+    std::filesystem::permissions(scratch.path / "locked", std::filesystem::perms::owner_all);
+  }
+  CHECK(parse({"--json", missing, "--help"}).help);  // --help looks at nothing else
+  CHECK(scratch.entries().size() == (geteuid() != 0 ? 2 : 1));  // "plain" (and "locked"): nothing written
 }
 
 TEST_CASE("version CLI messages are a single line") {
@@ -98,6 +169,31 @@ TEST_CASE("a restricted ladder run needs its own output file") {
   CHECK_NOTHROW(parse_ladder({"--sizes", "1024", "--out", "/tmp/partial.json"}));
   CHECK_NOTHROW(parse_ladder({"--versions", "v0_naive", "--list"}));
   CHECK_NOTHROW(parse_ladder({"--iters", "25", "--budget", "10"}));  // the whole workload: the default file
+}
+
+TEST_CASE("ladder CLI refuses an unknown version first, naming the registered ones") {
+  CHECK_THROWS_WITH(parse_ladder({"--versions", "nope"}),
+                    "--versions 'nope' is invalid: not a registered version (registered: v0_naive, v1_tma, "
+                    "v3_warpspec, cublas)");
+  CHECK_THROWS_WITH(parse_ladder({"--versions", "v1_tma,v9", "--out", "x.json"}), ContainsSubstring("'v9' is invalid"));
+  CHECK_THROWS_WITH(parse_ladder({"--versions", "nope", "--list"}), ContainsSubstring("'nope' is invalid"));
+  CHECK_NOTHROW(parse_ladder({"--versions", "nope", "--help"}));  // --help looks at nothing else
+}
+
+TEST_CASE("ladder --out FILE is refused when its folder can be neither written nor created; nothing is created") {
+  ScratchFolder scratch;
+  const std::string nested = (scratch.path / "new" / "deeper" / "x.json").string();
+  CHECK(parse_ladder({"--sizes", "512", "--out", nested}).out == nested);  // the ladder creates the folder later
+  std::ofstream(scratch.path / "plain").put('x');
+  const std::string under_file = (scratch.path / "plain" / "sub" / "x.json").string();
+  CHECK_THROWS_WITH(parse_ladder({"--sizes", "512", "--out", under_file}),
+                    "--out " + under_file + " is invalid: its folder " + (scratch.path / "plain" / "sub").string() +
+                        " cannot be created: " + (scratch.path / "plain").string() + " is not a folder");
+  CHECK_THROWS_WITH(parse_ladder({"--out", scratch.path.string()}),
+                    ContainsSubstring("expected a file name, not a folder"));
+  CHECK_THROWS_WITH(parse_ladder({"--out="}), "--out '' is invalid: expected a file name");
+  CHECK_NOTHROW(parse_ladder({"--out", under_file, "--list"}));  // --list writes nothing
+  CHECK(scratch.entries().size() == 1);  // only "plain": no folder was made to find out
 }
 
 TEST_CASE("ladder CLI refuses bad lists and sizes") {

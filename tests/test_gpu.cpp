@@ -1,6 +1,7 @@
 // The GPU battery, run for every registered version (and for cuBLAS, the baseline): each check
 // on fresh random inputs, C poisoned before every run, a guard band past C, two runs compared
-// bit for bit (all inside Workspace::verify), ragged shapes and both dtypes.
+// bit for bit (all inside Workspace::verify), ragged shapes and both dtypes. Tagged [versions]
+// and [baseline]: CTest runs them once per version and once for cuBLAS (tests/CMakeLists.txt).
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
@@ -8,20 +9,12 @@
 #include <cmath>
 #include <vector>
 
-#include "common/harness/cublas.h"
 #include "common/harness/harness.h"
 #include "gpu.h"
-#include "matmul_versions.h"
 
 using namespace matmul;
 
 namespace {
-
-std::vector<const Version*> versions_and_baseline() {
-  std::vector<const Version*> all = registered_versions();
-  all.push_back(&cublas_version());
-  return all;
-}
 
 std::vector<float> to_host(const void* device, size_t count, DType t) {
   const std::vector<uint16_t> bits = copy_to_host(device, count);
@@ -59,9 +52,9 @@ const std::vector<Shape> ragged_shapes = {
 
 }  // namespace
 
-TEST_CASE("every version matches an fp64 CPU reference on small shapes") {
+TEST_CASE("every version matches an fp64 CPU reference on small shapes", "[versions][baseline]") {
   require_hopper_or_skip();
-  const Version* v = GENERATE(from_range(versions_and_baseline()));
+  const Version* v = GENERATE(from_range(tested_versions(true)));
   const DType t = GENERATE(DType::fp16, DType::bf16);
   const Shape s = GENERATE(Shape{1, 1, 8}, Shape{3, 5, 16}, Shape{33, 17, 40}, Shape{64, 64, 64}, Shape{130, 70, 136});
   INFO(v->name << " " << dtype_name(t) << " " << s.m << "x" << s.n << "x" << s.k);
@@ -72,9 +65,9 @@ TEST_CASE("every version matches an fp64 CPU reference on small shapes") {
   CHECK(error_against_fp64(w, t, s) <= tolerance(t));
 }
 
-TEST_CASE("every version matches cuBLAS on ragged shapes in both dtypes") {
+TEST_CASE("every version matches cuBLAS on ragged shapes in both dtypes", "[versions][baseline]") {
   require_hopper_or_skip();
-  const Version* v = GENERATE(from_range(versions_and_baseline()));
+  const Version* v = GENERATE(from_range(tested_versions(true)));
   const DType t = GENERATE(DType::fp16, DType::bf16);
   const Shape s = GENERATE(from_range(ragged_shapes));
   INFO(v->name << " " << dtype_name(t) << " " << s.m << "x" << s.n << "x" << s.k);
@@ -87,9 +80,9 @@ TEST_CASE("every version matches cuBLAS on ragged shapes in both dtypes") {
   CHECK(check.rerun_differences == 0);
 }
 
-TEST_CASE("every version stays correct on fresh inputs, checked three times in a row") {
+TEST_CASE("every version stays correct on fresh inputs, checked three times in a row", "[versions][baseline]") {
   require_hopper_or_skip();
-  const Version* v = GENERATE(from_range(versions_and_baseline()));
+  const Version* v = GENERATE(from_range(tested_versions(true)));
   Workspace w(DType::bf16, {300, 200, 520});
   for (int round = 0; round < 3; ++round) {
     w.new_inputs();

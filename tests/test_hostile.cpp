@@ -1,6 +1,7 @@
 // Hostile and repetitive use, for every registered version: refused calls leave nothing behind,
 // results do not change between runs or after other shapes, large problems index in 64 bits, and
-// a barrier wait on the wrong phase ends in a report instead of a hang.
+// a barrier wait on the wrong phase ends in a report instead of a hang. The cases tagged [versions]
+// run once per version under CTest (tests/CMakeLists.txt).
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
@@ -15,7 +16,6 @@
 #include "common/harness/fill.h"
 #include "common/harness/harness.h"
 #include "gpu.h"
-#include "matmul_versions.h"
 
 using namespace matmul;
 using Catch::Matchers::ContainsSubstring;
@@ -37,9 +37,9 @@ struct Operands {
 
 }  // namespace
 
-TEST_CASE("a refused call launches nothing and leaves no CUDA error behind") {
+TEST_CASE("a refused call launches nothing and leaves no CUDA error behind", "[versions]") {
   require_hopper_or_skip();
-  const Version* v = GENERATE(from_range(registered_versions()));
+  const Version* v = GENERATE(from_range(tested_versions()));
   INFO(v->name);
   Operands x({64, 64, 64}, DType::fp16);
   const auto* a = static_cast<const __half*>(x.a.get());
@@ -56,9 +56,9 @@ TEST_CASE("a refused call launches nothing and leaves no CUDA error behind") {
   CHECK(count_not_equal(c, x.c_count(), poison_bits) == 0);  // C untouched: nothing ran
 }
 
-TEST_CASE("50 back-to-back runs on the same inputs give bit-identical C") {
+TEST_CASE("50 back-to-back runs on the same inputs give bit-identical C", "[versions]") {
   require_hopper_or_skip();
-  const Version* v = GENERATE(from_range(registered_versions()));
+  const Version* v = GENERATE(from_range(tested_versions()));
   const DType t = GENERATE(DType::fp16, DType::bf16);
   INFO(v->name << " " << dtype_name(t));
   Operands x({1000, 1000, 1016}, t);
@@ -73,12 +73,12 @@ TEST_CASE("50 back-to-back runs on the same inputs give bit-identical C") {
   CHECK(differing == 0);
 }
 
-TEST_CASE("a mixed sequence of shapes in one process stays correct") {
+TEST_CASE("a mixed sequence of shapes in one process stays correct", "[versions]") {
   require_hopper_or_skip();
   // Small after large, ragged after aligned: stale tensor maps or barrier state would show here.
   const std::vector<Shape> sequence = {{2048, 2048, 2048}, {1, 1, 8},          {1000, 1000, 1016}, {128, 256, 64},
                                        {7, 4093, 8},       {2048, 2048, 2048}, {129, 255, 4096},   {3, 2, 16}};
-  for (const Version* v : registered_versions()) {
+  for (const Version* v : tested_versions()) {
     int step = 0;
     for (const Shape& s : sequence) {
       Workspace w(step % 2 ? DType::bf16 : DType::fp16, s);
@@ -90,11 +90,11 @@ TEST_CASE("a mixed sequence of shapes in one process stays correct") {
   }
 }
 
-TEST_CASE("launches on several streams at once each compute their own product") {
+TEST_CASE("launches on several streams at once each compute their own product", "[versions]") {
   require_hopper_or_skip();
   // A persistent grid sized to the GPU must not assume it owns it: these run side by side, each
   // with more tiles than the GPU has SMs, and each stream launches three times back to back.
-  const Version* v = GENERATE(from_range(registered_versions()));
+  const Version* v = GENERATE(from_range(tested_versions()));
   const DType t = GENERATE(DType::fp16, DType::bf16);
   INFO(v->name << " " << dtype_name(t));
   const std::vector<Shape> shapes = {{2048, 3000, 512}, {1500, 4096, 264}, {3968, 1000, 1016}, {2304, 2304, 128}};
@@ -125,9 +125,9 @@ TEST_CASE("launches on several streams at once each compute their own product") 
   }
 }
 
-TEST_CASE("element counts past 2^31 are indexed with 64-bit offsets") {
+TEST_CASE("element counts past 2^31 are indexed with 64-bit offsets", "[versions]") {
   require_hopper_or_skip();
-  const Version* v = GENERATE(from_range(registered_versions()));
+  const Version* v = GENERATE(from_range(tested_versions()));
   // A with 65544 · 32768 > 2^31 elements; then C with 65536 · 32776 > 2^31 elements.
   const Shape s = GENERATE(Shape{65544, 64, 32768}, Shape{65536, 32776, 8});
   INFO(v->name << " " << s.m << "x" << s.n << "x" << s.k);

@@ -16,7 +16,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLOT = os.path.join(HERE, os.pardir, "plots", "plot.py")
 FIXTURE = os.path.join(HERE, "data", "sample_results.json")
-STEMS = ["ladder", "ladder_upto_v0_naive", "sweep_fp16", "sweep_bf16", "profile"]
+STEMS = ["ladder", "ladder_upto_v0_naive", "sweep_fp16", "sweep_bf16", "profile", "energy"]
 EXTS = ["png", "svg"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

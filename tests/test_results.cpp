@@ -5,7 +5,9 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "common/harness/power.h"
 #include "common/harness/results.h"
 
 using namespace matmul;
@@ -105,4 +107,55 @@ TEST_CASE("results are written through a temporary file and a rename") {
   CHECK_THROWS(write_results(path, Results{}));
   CHECK(to_json_text(read_results(path)) == before);
   fs::remove_all(dir);
+}
+
+TEST_CASE("clock, power, spread and the sustained run survive a round trip; older files still parse") {
+  Results in = sample();
+  RunRecord& run = in.runs[0];
+  run.spread_pct = 3.25;
+  run.sm_clock_mhz = 1412.5;
+  run.power_w = 655.0;
+  run.tensor_util = 0.81;
+  run.sustained = Sustained{2.0, {615.0, 1384.0, 669.0}, {622.0, 1414.0, std::nullopt}};
+  const std::string text = to_json_text(in);
+  const Results out = parse_results(text);
+  const RunRecord& r = out.runs[0];
+  CHECK(r.spread_pct == 3.25);
+  CHECK(r.sm_clock_mhz == 1412.5);
+  CHECK(r.power_w == 655.0);
+  CHECK(r.tensor_util == 0.81);
+  REQUIRE(r.sustained);
+  CHECK(r.sustained->seconds == 2.0);
+  CHECK(r.sustained->version.tflops == 615.0);
+  CHECK(r.sustained->version.sm_clock_mhz == 1384.0);
+  CHECK(r.sustained->cublas.power_w == std::nullopt);
+  // The derived figures are written for readers: 615 / 669 W, and 615 over 132 · 4096 · 1.384 GHz.
+  CHECK_THAT(text, ContainsSubstring("\"tflops_per_w\": 0.919"));
+  CHECK_THAT(text, ContainsSubstring("\"tensor_util\": 0.8218"));
+  CHECK(out.runs[1].sustained == std::nullopt);
+  CHECK(out.runs[1].sm_clock_mhz == std::nullopt);
+
+  // A file from before these keys existed: the run lines holding them removed (JSON objects are
+  // written with sorted keys, so none of them is the last of its object and no comma dangles).
+  std::istringstream lines(to_json_text(sample()));
+  std::string old;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("\"spread_pct\"") == std::string::npos && line.find("\"power_w\"") == std::string::npos &&
+        line.find("\"tensor_util\"") == std::string::npos && line.find("\"sm_clock_mhz\": null") == std::string::npos)
+      old += line + "\n";
+  REQUIRE(old.find("spread_pct") == std::string::npos);
+  const Results older = parse_results(old);
+  CHECK(older.runs[0].spread_pct == 0);
+  CHECK(older.runs[0].sm_clock_mhz == std::nullopt);
+}
+
+TEST_CASE("TFLOPS per watt and utilisation at the clock are derived, and absent without a reading") {
+  const KernelUnderLoad k{700.0, 1500.0, 700.0};
+  CHECK(*k.tflops_per_w() == 1.0);
+  CHECK(*k.tensor_util(132) == 700.0 / (132 * 4096.0 * 1500.0 * 1e-6));
+  CHECK(tensor_peak_tflops(132, 1830.0) > 989.0);
+  CHECK(tensor_peak_tflops(132, 1830.0) < 990.0);
+  const KernelUnderLoad none{700.0, std::nullopt, std::nullopt};
+  CHECK(none.tflops_per_w() == std::nullopt);
+  CHECK(none.tensor_util(132) == std::nullopt);
 }

@@ -22,3 +22,13 @@ TEST_CASE("the median ignores one outlier launch") {
   CHECK(summarize(t).median == 1.0);
   CHECK(summarize(t).max == 100.0);
 }
+
+TEST_CASE("the spread is the middle 80% of the launches relative to the median") {
+  std::vector<float> t;
+  for (int i = 1; i <= 10; ++i) t.push_back(float(i));  // 1 .. 10
+  const auto s = summarize(t);
+  CHECK(s.p10 == 2);  // nearest rank: the sample at index 1
+  CHECK(s.p90 == 10);  // index 9
+  CHECK(s.spread_pct() == 100.0 * (10 - 2) / 5.5);
+  CHECK(summarize(std::vector<float>(30, 2.0f)).spread_pct() == 0);
+}

@@ -1,7 +1,10 @@
 #include "common/harness/cli.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 
@@ -13,19 +16,68 @@ namespace {
   throw std::invalid_argument(flag + " " + value + " is invalid: " + rule);
 }
 
-int64_t parse_integer(const std::string& flag, const std::string& text) {
+const char* const dimension_rule = "each dimension must be below 2^31";
+
+// `range` is the flag's rule, quoted when the text does not even fit in 64 bits.
+int64_t parse_integer(const std::string& flag, const std::string& text, const std::string& range) {
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0') bad(flag, "'" + text + "'", "expected an integer");
-  if (errno == ERANGE) bad(flag, text, "out of range");
+  if (errno == ERANGE) bad(flag, text, "out of range: " + range);
   return v;
 }
 
+int64_t parse_dimension(const std::string& flag, const std::string& text) {
+  return parse_integer(flag, text, dimension_rule);
+}
+
 int parse_count(const std::string& flag, const std::string& text, int min) {
-  const int64_t v = parse_integer(flag, text);
-  if (v < min || v > 1000000) bad(flag, text, "must be between " + std::to_string(min) + " and 1000000");
+  const std::string range = "must be between " + std::to_string(min) + " and 1000000";
+  const int64_t v = parse_integer(flag, text, range);
+  if (v < min || v > 1000000) bad(flag, text, range);
   return int(v);
+}
+
+// validate_shape's rules, one dimension at a time, so that a refusal names the flag and the value
+// that set the dimension: "--size 99999999999: M = 99999999999 is invalid: M must be below 2^31".
+// set_by[d] is that "--flag value", empty for a default.
+void validate_dimensions(const Shape& s, const std::string (&set_by)[3]) {
+  const Shape alone[3] = {{s.m, 1, 8}, {1, s.n, 8}, {1, 1, s.k}};
+  for (int d = 0; d < 3; ++d) {
+    try {
+      validate_shape(alone[d]);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(set_by[d].empty() ? e.what() : set_by[d] + ": " + e.what());
+    }
+  }
+  validate_shape(s);
+}
+
+std::string file_name(const std::string& flag, const std::string& text) {
+  if (text.empty()) bad(flag, "''", "expected a file name");
+  return text;
+}
+
+// The file a results file is written to: FILE.tmp, then renamed over FILE, so its folder must be
+// writable. With create_folder (the ladder), a missing folder is fine when it can be created: its
+// nearest existing ancestor is a writable folder. Nothing is created or written to find out.
+void check_output_file(const std::string& flag, const std::string& shown, const std::string& file, bool create_folder) {
+  namespace fs = std::filesystem;
+  const fs::path path(file);
+  std::error_code ec;
+  if (!path.has_filename() || fs::is_directory(path, ec)) bad(flag, shown, "expected a file name, not a folder");
+  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  fs::path existing = folder;  // the folder, or with create_folder its nearest existing ancestor
+  while (!fs::exists(existing, ec)) {
+    if (!create_folder) bad(flag, shown, "its folder " + folder.string() + " does not exist");
+    const fs::path up = existing.parent_path().empty() ? fs::path(".") : existing.parent_path();
+    if (up == existing) bad(flag, shown, "its folder " + folder.string() + " cannot be created");
+    existing = up;
+  }
+  const std::string why = existing == folder ? "" : "its folder " + folder.string() + " cannot be created: ";
+  if (!fs::is_directory(existing, ec)) bad(flag, shown, why + existing.string() + " is not a folder");
+  if (access(existing.c_str(), W_OK | X_OK) != 0) bad(flag, shown, why + existing.string() + " is not writable");
 }
 
 DType parse_dtype_flag(const std::string& flag, const std::string& text) {
@@ -67,8 +119,10 @@ class ArgReader {
     if (i_ >= args_.size()) throw std::invalid_argument(flag_ + " needs a value (see --help)");
     return args_[i_++];
   }
-  void no_value() const {
+  // A flag that is a switch: true, after refusing a value given to it (--help=yes).
+  bool take_switch() const {
     if (inline_value_) throw std::invalid_argument(flag_ + " takes no value");
+    return true;
   }
   [[noreturn]] void unknown() const { throw std::invalid_argument("unknown flag " + flag_ + " (see --help)"); }
 
@@ -94,32 +148,47 @@ bool parse_timing_flag(ArgReader& r, TimingFlags& t) {
 Options parse_options(const std::vector<std::string>& args) {
   Options o;
   ArgReader r(args);
+  int64_t* const dims[3] = {&o.shape.m, &o.shape.n, &o.shape.k};
+  std::string set_by[3];  // the "--flag value" that set m, n and k last: a refusal names it
+  const auto set_dimensions = [&](const std::string& flag, int first, int last) {
+    const std::string text = r.take();
+    const int64_t v = parse_dimension(flag, text);
+    for (int d = first; d <= last; ++d) {
+      *dims[d] = v;
+      set_by[d] = flag + " " + text;
+    }
+  };
   while (r.next()) {
     const std::string& f = r.flag();
     if (f == "--m")
-      o.shape.m = parse_integer(f, r.take());
+      set_dimensions(f, 0, 0);
     else if (f == "--n")
-      o.shape.n = parse_integer(f, r.take());
+      set_dimensions(f, 1, 1);
     else if (f == "--k")
-      o.shape.k = parse_integer(f, r.take());
+      set_dimensions(f, 2, 2);
     else if (f == "--size")
-      o.shape.m = o.shape.n = o.shape.k = parse_integer(f, r.take());
+      set_dimensions(f, 0, 2);
     else if (f == "--dtype")
       o.dtype = parse_dtype_flag(f, r.take());
     else if (f == "--json")
-      o.json = r.take();
+      o.json = file_name(f, r.take());
+    else if (f == "--sustain")
+      o.sustain_s = parse_count(f, r.take(), 0);
     else if (f == "--no-check")
-      r.no_value(), o.check = false;
+      o.check = !r.take_switch();
     else if (f == "--help" || f == "-h")
-      r.no_value(), o.help = true;
+      o.help = r.take_switch();
     else if (!parse_timing_flag(r, o.timing))
       r.unknown();
   }
-  if (!o.help) validate_shape(o.shape);
+  if (o.help) return o;
+  validate_dimensions(o.shape, set_by);
+  if (!o.json.empty()) check_output_file("--json", o.json, o.json, false);
   return o;
 }
 
-LadderOptions parse_ladder_options(const std::vector<std::string>& args) {
+LadderOptions parse_ladder_options(const std::vector<std::string>& args,
+                                   const std::vector<std::string>& known_versions) {
   LadderOptions o;
   bool restricted = false;  // a subset of the default workload
   ArgReader r(args);
@@ -131,32 +200,46 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args) {
     } else if (f == "--sizes") {
       o.sizes.clear();
       for (const std::string& s : split(f, r.take())) {
-        o.sizes.push_back(parse_integer(f, s));
-        try {
-          validate_shape({o.sizes.back(), o.sizes.back(), o.sizes.back()});
-        } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument(f + " " + s + ": " + e.what());
-        }
+        o.sizes.push_back(parse_dimension(f, s));
+        const std::string set_by = f + " " + s;
+        validate_dimensions({o.sizes.back(), o.sizes.back(), o.sizes.back()}, {set_by, set_by, set_by});
       }
     } else if (f == "--dtypes") {
       o.dtypes.clear();
       for (const std::string& s : split(f, r.take())) o.dtypes.push_back(parse_dtype_flag(f, s));
+    } else if (f == "--sustain") {
+      o.sustain_s = parse_count(f, r.take(), 0);
     } else if (f == "--budget") {
       o.budget_s = double(parse_count(f, r.take(), 1));
     } else if (f == "--out") {
-      o.out = r.take();
+      o.out = file_name(f, r.take());
     } else if (f == "--list") {
-      r.no_value(), o.list = true;
+      o.list = r.take_switch();
     } else if (f == "--help" || f == "-h") {
-      r.no_value(), o.help = true;
+      o.help = r.take_switch();
     } else if (!parse_timing_flag(r, o.timing)) {
       r.unknown();
     }
   }
-  if (restricted && o.out.empty() && !o.list && !o.help)
+  if (o.help) return o;
+  for (const std::string& name : o.versions) {
+    bool known = false;
+    for (const std::string& k : known_versions) known = known || k == name;
+    if (!known) {
+      std::string list;
+      for (const std::string& k : known_versions) list += (list.empty() ? "" : ", ") + k;
+      bad("--versions", "'" + name + "'", "not a registered version (registered: " + list + ")");
+    }
+  }
+  if (o.list) return o;
+  if (restricted && o.out.empty())
     throw std::invalid_argument(
         "a run restricted by --versions, --sizes or --dtypes needs --out FILE: the default file, "
         "results/<gpu>.json, holds the whole ladder that the docs and plots are made from");
+  if (o.out.empty())
+    check_output_file("--out", "(default results/<gpu>.json)", "results/gpu.json", true);
+  else
+    check_output_file("--out", o.out, o.out, true);
   return o;
 }
 
@@ -172,6 +255,8 @@ times it against cuBLAS in the same process and prints one table row.
   --iters I             timed launches, at least )" +
          std::to_string(min_iters) + R"( (default 30)
   --no-check            skip verification (timing only)
+  --sustain S           then run the version alone and cuBLAS alone for S seconds each, and
+                        report their clock, board power and TFLOPS per watt (default 0: off)
   --json FILE           also write the result as a results file
   --help                this text
 
@@ -192,6 +277,8 @@ and writes a results file.
   --iters I             timed launches per run, at least )" +
          std::to_string(min_iters) + R"( (default )" + std::to_string(min_iters) + R"()
   --budget SECONDS      skip a run predicted to take longer (default 60)
+  --sustain S           at 8192^3, also run each version and cuBLAS alone for S seconds and
+                        record clock, board power and TFLOPS per watt (default 2; 0: off)
   --out FILE            results file (default results/<gpu>.json; required with
                         --versions, --sizes or --dtypes, so a partial run never replaces it)
   --list                print the registered versions and exit

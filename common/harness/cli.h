@@ -1,5 +1,6 @@
-// Command-line parsing for the version binaries and the ladder. Pure host code: bad arguments
-// are refused here, before any CUDA call, by std::invalid_argument naming the value and the rule.
+// Command-line parsing for the version binaries and the ladder. Host code only: bad arguments
+// are refused here, before any CUDA call, by std::invalid_argument naming the flag, the value and
+// the rule. That includes an output file whose folder cannot be written (looked at, nothing created).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,6 +29,7 @@ struct Options {
   TimingFlags timing;
   bool check = true;
   std::string json;  // write the result here too
+  int sustain_s = 0;  // seconds of sustained load per kernel after the timing; 0: none
   bool help = false;
 };
 
@@ -38,13 +40,21 @@ struct LadderOptions {
   std::vector<DType> dtypes{DType::fp16, DType::bf16};
   TimingFlags timing{10, min_iters};
   double budget_s = 60;  // a run predicted to take longer than this is skipped
+  int sustain_s = 2;  // seconds of sustained load per kernel at sustain_size; 0: none
+  int64_t sustain_size = 8192;  // the headline size
   std::string out;  // default: results/<gpu>.json
   bool list = false;
   bool help = false;
 };
 
+// Refuses a bad shape (naming the flag that set the dimension) and a --json FILE whose folder does
+// not exist or is not writable.
 Options parse_options(const std::vector<std::string>& args);
-LadderOptions parse_ladder_options(const std::vector<std::string>& args);
+// `known_versions`: the names --versions accepts (the registered versions and cuBLAS). Refuses an
+// unknown name, then a restricted run without --out, then an output file whose folder can neither
+// be written nor created (the ladder creates it), the default results/<gpu>.json included.
+LadderOptions parse_ladder_options(const std::vector<std::string>& args,
+                                   const std::vector<std::string>& known_versions);
 
 std::string usage(const std::string& program);
 std::string ladder_usage(const std::string& program);

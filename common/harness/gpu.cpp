@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cctype>
+#include <filesystem>
 
 #include "common/check.h"
 
@@ -23,9 +24,16 @@ int attribute(cudaDeviceAttr a, int device) {
 DeviceInfo query_device() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0)
+  if (status != cudaSuccess || count == 0) {
+    // Without any driver the runtime says "driver version is insufficient", which misleads.
+    int driver = 0;
+    const bool no_driver = cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0;
+    if ((status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) &&
+        (no_driver || !std::filesystem::exists("/dev/nvidia0")))
+      throw NoUsableGpu("no NVIDIA GPU/driver found");
     throw NoUsableGpu(std::string("no CUDA GPU found (") +
                       (status != cudaSuccess ? cudaGetErrorString(status) : "0 devices") + ")");
+  }
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp p{};

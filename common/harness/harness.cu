@@ -7,6 +7,7 @@
 #include "common/harness/cublas.h"
 #include "common/harness/fill.h"
 #include "common/harness/gpu.h"
+#include "common/harness/power.h"
 #include "common/harness/stats.h"
 
 namespace matmul {
@@ -85,13 +86,20 @@ Timings Workspace::time(const Version& v, const TimingFlags& t) {
                           [&](cudaStream_t s) { run(cublas_version(), c_cublas_.get(), s); }, t.warmup, t.iters);
 }
 
-RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check) {
+SustainedRun Workspace::sustain(const Version& v, double seconds) {
+  void* c = &v == &cublas_version() ? c_cublas_.get() : c_data();
+  return time_sustained([&](cudaStream_t s) { run(v, c, s); }, seconds);
+}
+
+RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check, double sustain_s) {
   Workspace w(t, s);
   RunRecord r;
   r.version = v.name;
   r.technique = v.technique;
   r.dtype = t;
-  r.m = s.m, r.n = s.n, r.k = s.k;
+  r.m = s.m;
+  r.n = s.n;
+  r.k = s.k;
   r.config = v.config;
   if (check) {
     const Verification result = w.verify(v);
@@ -99,34 +107,79 @@ RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timin
     r.pass = result.pass();
     if (!result.pass()) std::cerr << v.name << ": FAIL: " << result.failure() << "\n";
   }
+  PowerSampler sampler;
+  sampler.start();
   const Timings times = w.time(v, timing);
+  const PowerReading power = sampler.stop();
   const Stats ms = summarize(times.version_ms);
   const Stats cublas_ms = summarize(times.baseline_ms);
-  r.ms_median = ms.median, r.ms_min = ms.min, r.ms_max = ms.max;
+  r.ms_median = ms.median;
+  r.ms_min = ms.min;
+  r.ms_max = ms.max;
+  r.spread_pct = ms.spread_pct();
   r.tflops = s.flops() / (ms.median * 1e-3) / 1e12;
   r.cublas_ms_median = cublas_ms.median;
   r.ratio_vs_cublas = cublas_ms.median / ms.median;
+  r.sm_clock_mhz = power.sm_clock_mhz;
+  r.power_w = power.power_w;
+  int device = 0, sm_count = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  if (power.sm_clock_mhz) r.tensor_util = r.tflops / tensor_peak_tflops(sm_count, *power.sm_clock_mhz);
+  if (sustain_s > 0) {
+    const auto under_load = [&](const Version& kernel) {
+      const SustainedRun run = w.sustain(kernel, sustain_s);
+      return KernelUnderLoad{s.flops() / (run.ms_per_launch * 1e-3) / 1e12, run.power.sm_clock_mhz, run.power.power_w};
+    };
+    r.sustained = Sustained{sustain_s, under_load(v), under_load(cublas_version())};
+  }
   return r;
 }
 
 std::string table_header() {
-  char line[200];
-  std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10s %10s %10s %8s %9s %9s  %s", "version", "m x n x k", "dtype",
-                "median ms", "min ms", "max ms", "TFLOPS", "vs cuBLAS", "rel_err", "result");
+  char line[240];
+  std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10s %10s %10s %7s %8s %5s %9s %9s  %s", "version", "m x n x k",
+                "dtype", "median ms", "min ms", "max ms", "spread", "TFLOPS", "MHz", "vs cuBLAS", "rel_err", "result");
   return line;
 }
 
 std::string table_row(const RunRecord& r) {
-  char shape[64], err[16], line[240];
+  char shape[64], err[16], mhz[16], line[280];
   std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r.m, (long long)r.n, (long long)r.k);
   if (r.rel_err)
     std::snprintf(err, sizeof err, "%.2e", *r.rel_err);
   else
     std::snprintf(err, sizeof err, "-");
+  if (r.sm_clock_mhz)
+    std::snprintf(mhz, sizeof mhz, "%.0f", *r.sm_clock_mhz);
+  else
+    std::snprintf(mhz, sizeof mhz, "-");
   const char* verdict = !r.pass ? "UNCHECKED" : *r.pass ? "PASS" : "FAIL";
-  std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10.3f %10.3f %10.3f %8.1f %8.3fx %9s  %s", r.version.c_str(),
-                shape, dtype_name(r.dtype), r.ms_median, r.ms_min, r.ms_max, r.tflops, r.ratio_vs_cublas, err, verdict);
+  std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10.3f %10.3f %10.3f %6.1f%% %8.1f %5s %8.3fx %9s  %s",
+                r.version.c_str(), shape, dtype_name(r.dtype), r.ms_median, r.ms_min, r.ms_max, r.spread_pct, r.tflops,
+                mhz, r.ratio_vs_cublas, err, verdict);
   return line;
+}
+
+std::string sustained_lines(const RunRecord& r, int sm_count) {
+  if (!r.sustained) return "";
+  const auto line = [&](const std::string& name, const KernelUnderLoad& k) {
+    char text[240];
+    const auto figure = [](const std::optional<double>& x, const char* format, double scale = 1) {
+      char f[32];
+      if (x)
+        std::snprintf(f, sizeof f, format, *x * scale);
+      else
+        std::snprintf(f, sizeof f, "-");
+      return std::string(f);
+    };
+    std::snprintf(text, sizeof text, "  under load %.1f s  %-18s %7.1f TFLOPS  %s MHz  %s W  %s TFLOPS/W  %s of peak\n",
+                  r.sustained->seconds, name.c_str(), k.tflops, figure(k.sm_clock_mhz, "%.0f").c_str(),
+                  figure(k.power_w, "%.0f").c_str(), figure(k.tflops_per_w(), "%.3f").c_str(),
+                  figure(k.tensor_util(sm_count), "%.1f%%", 100).c_str());
+    return std::string(text);
+  };
+  return line(r.version, r.sustained->version) + line("cublas", r.sustained->cublas);
 }
 
 int run_cli(const Version& v, int argc, char** argv) {
@@ -138,8 +191,8 @@ int run_cli(const Version& v, int argc, char** argv) {
     }
     const DeviceInfo device = query_device();
     require_hopper(device);
-    const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check);
-    std::cout << table_header() << "\n" << table_row(r) << std::endl;
+    const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check, o.sustain_s);
+    std::cout << table_header() << "\n" << table_row(r) << "\n" << sustained_lines(r, device.sm_count) << std::flush;
     if (!o.json.empty()) write_results(o.json, Results{device, git_commit(), utc_now(), {r}, {}});
     return int(r.pass.value_or(true) ? exit_pass : exit_failed);
   });

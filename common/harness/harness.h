@@ -30,6 +30,9 @@ class Workspace {
   // `warmup` + `iters` launches of `v`, each paired with a cuBLAS launch.
   Timings time(const Version& v, const TimingFlags& t);
 
+  // `v` alone (the version or cuBLAS) under a sustained load of about `seconds`.
+  SustainedRun sustain(const Version& v, double seconds);
+
   // C as the last run left it (m·n elements of the dtype).
   const void* c() const { return c_data(); }
   const void* a() const { return a_.get(); }
@@ -46,11 +49,15 @@ class Workspace {
   DeviceBuffer a_, b_, c_, c_first_, c_cublas_, ref_;
 };
 
-// Verifies (unless check is false) on fresh inputs, then times against cuBLAS.
-RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check);
+// Verifies (unless check is false) on fresh inputs, then times against cuBLAS, sampling the SM
+// clock and the board power meanwhile; with sustain_s > 0, then runs the version alone and cuBLAS
+// alone for sustain_s seconds each, for their clock, power and TFLOPS per watt under load.
+RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check, double sustain_s = 0);
 
 std::string table_header();
 std::string table_row(const RunRecord& r);
+// Two lines (the version, then cuBLAS) for a run with a sustained part, else nothing.
+std::string sustained_lines(const RunRecord& r, int sm_count);
 
 // The whole of a version binary's main(): parse, check the GPU, benchmark, print, exit code.
 int run_cli(const Version& v, int argc, char** argv);

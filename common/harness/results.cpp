@@ -1,5 +1,7 @@
 #include "common/harness/results.h"
 
+#include "common/harness/power.h"
+
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -56,24 +58,63 @@ std::optional<V> optional_from(const json& j, const char* key) {
   return v.is_null() ? std::nullopt : std::optional<V>(v.get<V>());
 }
 
-void to_json(json& j, const RunRecord& r) {
+std::optional<double> KernelUnderLoad::tflops_per_w() const {
+  if (!power_w || *power_w <= 0) return std::nullopt;
+  return tflops / *power_w;
+}
+
+std::optional<double> KernelUnderLoad::tensor_util(int sm_count) const {
+  if (!sm_clock_mhz || *sm_clock_mhz <= 0) return std::nullopt;
+  return tflops / tensor_peak_tflops(sm_count, *sm_clock_mhz);
+}
+
+// The derived figures (TFLOPS per watt, utilisation) are written for readers of the file and
+// recomputed, not read back. `sm_count` is the device's.
+json kernel_json(const KernelUnderLoad& k, int sm_count) {
+  return {{"tflops", k.tflops},
+          {"sm_clock_mhz", optional_json(k.sm_clock_mhz)},
+          {"power_w", optional_json(k.power_w)},
+          {"tflops_per_w", optional_json(k.tflops_per_w())},
+          {"tensor_util", optional_json(k.tensor_util(sm_count))}};
+}
+
+KernelUnderLoad kernel_from(const json& j) {
+  return {j.at("tflops").get<double>(), optional_from<double>(j, "sm_clock_mhz"), optional_from<double>(j, "power_w")};
+}
+
+// Keys added after the first results files: absent in those, null when not measured.
+template <typename V>
+std::optional<V> optional_if_present(const json& j, const char* key) {
+  return j.contains(key) ? optional_from<V>(j, key) : std::nullopt;
+}
+
+json run_json(const RunRecord& r, int sm_count) {
   json config = json::object();
   for (const Param& p : r.config) config[p.name] = p.value;
-  j = {{"version", r.version},
-       {"technique", r.technique},
-       {"dtype", r.dtype},
-       {"m", r.m},
-       {"n", r.n},
-       {"k", r.k},
-       {"ms_median", r.ms_median},
-       {"ms_min", r.ms_min},
-       {"ms_max", r.ms_max},
-       {"tflops", r.tflops},
-       {"cublas_ms_median", r.cublas_ms_median},
-       {"ratio_vs_cublas", r.ratio_vs_cublas},
-       {"rel_err", optional_json(r.rel_err)},
-       {"pass", optional_json(r.pass)},
-       {"config", config}};
+  json j = {{"version", r.version},
+            {"technique", r.technique},
+            {"dtype", r.dtype},
+            {"m", r.m},
+            {"n", r.n},
+            {"k", r.k},
+            {"ms_median", r.ms_median},
+            {"ms_min", r.ms_min},
+            {"ms_max", r.ms_max},
+            {"tflops", r.tflops},
+            {"cublas_ms_median", r.cublas_ms_median},
+            {"ratio_vs_cublas", r.ratio_vs_cublas},
+            {"rel_err", optional_json(r.rel_err)},
+            {"pass", optional_json(r.pass)},
+            {"config", config},
+            {"spread_pct", r.spread_pct},
+            {"sm_clock_mhz", optional_json(r.sm_clock_mhz)},
+            {"power_w", optional_json(r.power_w)},
+            {"tensor_util", optional_json(r.tensor_util)}};
+  if (r.sustained)
+    j["sustained"] = {{"seconds", r.sustained->seconds},
+                      {"version", kernel_json(r.sustained->version, sm_count)},
+                      {"cublas", kernel_json(r.sustained->cublas, sm_count)}};
+  return j;
 }
 
 void from_json(const json& j, RunRecord& r) {
@@ -93,6 +134,13 @@ void from_json(const json& j, RunRecord& r) {
   r.pass = optional_from<bool>(j, "pass");
   r.config.clear();
   for (const auto& [name, value] : j.at("config").items()) r.config.push_back({name, value.get<long>()});
+  r.spread_pct = j.value("spread_pct", 0.0);
+  r.sm_clock_mhz = optional_if_present<double>(j, "sm_clock_mhz");
+  r.power_w = optional_if_present<double>(j, "power_w");
+  r.tensor_util = optional_if_present<double>(j, "tensor_util");
+  if (j.contains("sustained"))
+    r.sustained = Sustained{j["sustained"].at("seconds").get<double>(), kernel_from(j["sustained"].at("version")),
+                            kernel_from(j["sustained"].at("cublas"))};
 }
 
 void to_json(json& j, const SkippedRun& s) {
@@ -109,7 +157,9 @@ void from_json(const json& j, SkippedRun& s) {
 }
 
 std::string to_json_text(const Results& r) {
-  const json j = {{"device", r.device}, {"git", r.git}, {"date", r.date}, {"runs", r.runs}, {"skipped", r.skipped}};
+  json runs = json::array();
+  for (const RunRecord& run : r.runs) runs.push_back(run_json(run, r.device.sm_count));
+  const json j = {{"device", r.device}, {"git", r.git}, {"date", r.date}, {"runs", runs}, {"skipped", r.skipped}};
   return j.dump(2) + "\n";
 }
 

@@ -11,6 +11,20 @@
 
 namespace matmul {
 
+// One kernel under a sustained load (seconds of back-to-back launches): its speed, the clock and
+// the board power it ran at, and what follows from them.
+struct KernelUnderLoad {
+  double tflops = 0;
+  std::optional<double> sm_clock_mhz, power_w;
+  std::optional<double> tflops_per_w() const;
+  std::optional<double> tensor_util(int sm_count) const;  // tflops / tensor peak at sm_clock_mhz
+};
+
+struct Sustained {
+  double seconds = 0;
+  KernelUnderLoad version, cublas;
+};
+
 struct RunRecord {
   std::string version, technique;
   DType dtype = DType::fp16;
@@ -20,6 +34,11 @@ struct RunRecord {
   std::optional<double> rel_err;  // absent (null) when the run was not checked
   std::optional<bool> pass;  // likewise
   std::vector<Param> config;
+  double spread_pct = 0;  // (p90 - p10) / median of the version's timed launches, in %
+  // Means over the timed launches (the version's and cuBLAS's, interleaved), and the version's
+  // TFLOPS as a fraction of the tensor peak at that clock; absent without NVML.
+  std::optional<double> sm_clock_mhz, power_w, tensor_util;
+  std::optional<Sustained> sustained;  // only where a sustained run was asked for
 };
 
 // A run the ladder left out, and why (a version too slow for a size).

@@ -1,5 +1,6 @@
 #include "common/harness/timing.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "common/check.h"
@@ -57,6 +58,37 @@ Timings time_interleaved(const std::function<void(cudaStream_t)>& version,
     t.baseline_ms.push_back(b[i].ms());
   }
   return t;
+}
+
+SustainedRun time_sustained(const std::function<void(cudaStream_t)>& kernel, double seconds, cudaStream_t stream) {
+  using clock = std::chrono::steady_clock;
+  // Launches go out in batches of about 20 ms, so the queue stays short and the host checks the
+  // time often; the batch size comes from the warm-up's pace.
+  const auto warm_end = clock::now() + std::chrono::milliseconds(250);
+  int warm_launches = 0;
+  while (clock::now() < warm_end) {
+    kernel(stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    ++warm_launches;
+  }
+  const int batch = std::max(1, warm_launches * 20 / 250);
+
+  PowerSampler sampler;
+  TimedLaunch span;
+  SustainedRun run;
+  sampler.start();
+  const auto end = clock::now() + std::chrono::duration<double>(seconds);
+  CUDA_CHECK(cudaEventRecord(span.start, stream));
+  while (clock::now() < end) {
+    for (int i = 0; i < batch; ++i) kernel(stream);
+    run.launches += batch;
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  CUDA_CHECK(cudaEventRecord(span.stop, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  run.power = sampler.stop();
+  run.ms_per_launch = span.ms() / run.launches;
+  return run;
 }
 
 }  // namespace matmul

@@ -6,6 +6,8 @@
 #include <functional>
 #include <vector>
 
+#include "common/harness/power.h"
+
 namespace matmul {
 
 struct Timings {
@@ -17,5 +19,15 @@ struct Timings {
 Timings time_interleaved(const std::function<void(cudaStream_t)>& version,
                          const std::function<void(cudaStream_t)>& baseline, int warmup, int iters,
                          cudaStream_t stream = nullptr);
+
+// One kernel alone, launched back to back for about `seconds` after a quarter second of warm-up,
+// with the SM clock and the board power sampled meanwhile: what a sustained load costs.
+struct SustainedRun {
+  double ms_per_launch = 0;
+  int launches = 0;
+  PowerReading power;
+};
+SustainedRun time_sustained(const std::function<void(cudaStream_t)>& kernel, double seconds,
+                            cudaStream_t stream = nullptr);
 
 }  // namespace matmul
