@@ -36,7 +36,7 @@ BASELINE = "cublas"
 DTYPES = ("fp16", "bf16")
 VERSION_RE = re.compile(r"v(\d+)_.")
 DENSE_PEAK_TFLOPS = 989
-PEAK_LABEL = "dense peak 989 TFLOPS (H100/H200 datasheet)"
+PEAK_LABEL = "dense peak 989 TFLOPS at 1.83 GHz (H100/H200 datasheet)"
 DTYPE_COLORS = {"fp16": "tab:blue", "bf16": "tab:orange"}
 FADED_COLOR = "0.6"
 FADED_ALPHA = 0.3
@@ -53,6 +53,7 @@ RUN_FIELDS = {
     "tflops": float, "ratio_vs_cublas": float, "pass": bool,
 }
 RUN_OPTIONAL = {"profile": dict, "sustained": dict}
+# sm_clock_mhz of a run may be null (no NVML): checked where it is read.
 PROFILE_FIELDS = {"tensor_pipe_pct": float, "dram_pct": float}
 SUSTAINED_FIELDS = {"seconds": float, "version": dict, "cublas": dict}
 UNDER_LOAD_FIGURES = ("sm_clock_mhz", "power_w", "tflops_per_w", "tensor_util")
@@ -190,11 +191,15 @@ def display_name(version):
 
 
 def context_line(doc):
-    """GPU, SM clock and date, shared by every title."""
+    """GPU, SM clock and date, shared by every title. The device's clock is its maximum; the clock
+    the runs had is the range of their measured means, when the results carry them."""
     device = doc["device"]
     parts = [device["name"]]
-    if "sm_clock_mhz" in device:
-        parts.append(f"SM {device['sm_clock_mhz']:.0f} MHz")
+    measured = [r["sm_clock_mhz"] for r in doc["runs"] if is_type(r.get("sm_clock_mhz"), float)]
+    if measured:
+        parts.append(f"SM clock {min(measured):.0f}–{max(measured):.0f} MHz in the runs")
+    elif "sm_clock_mhz" in device:
+        parts.append(f"SM clock up to {device['sm_clock_mhz']:.0f} MHz (the runs' clock not recorded)")
     if doc.get("date"):
         parts.append(doc["date"][:10])
     return " · ".join(parts)
