@@ -16,8 +16,10 @@ __device__ inline void mbarrier_init(uint64_t* bar, uint32_t arrivals) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
 }
 
-// fence.mbarrier_init (PTX ISA 9.7.13.4, membar/fence): makes the initialised barriers visible
-// to the copy engine. Follow it with a block barrier before anyone waits on or arrives at them.
+// fence.mbarrier_init (PTX ISA 9.7.13.4, membar/fence): orders this thread's earlier mbarrier.init
+// operations, with release semantics at cluster scope, before what other threads of the cluster do
+// once they have synchronised with it. Within one CTA the block barrier that must follow is that
+// synchronisation; the fence matters where other CTAs of a cluster use the barriers.
 __device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 
 // [region:arrive_expect_tx]

@@ -30,10 +30,10 @@ __device__ inline uint64_t smem_descriptor(const void* tile) { return make_smem_
 // tiles written by ordinary stores need fence.proxy.async.shared::cta before wgmma reads them.
 __device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 
-// wgmma.commit_group (9.7.15.6.3): closes a group of the wgmmas issued so far.
+// wgmma.commit_group (9.7.15.7.2): closes a group of the wgmmas issued so far.
 __device__ inline void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 
-// wgmma.wait_group (9.7.15.6.4): waits until at most `pending` groups are still in flight.
+// wgmma.wait_group (9.7.15.7.3): waits until at most `pending` groups are still in flight.
 template <int pending>
 __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(pending) : "memory");
