@@ -17,11 +17,12 @@ interpreter without matplotlib gives one line naming the one to use and exit sta
 """
 
 import argparse
-import json
 import math
 import os
 import re
 import sys
+
+import charts
 import textwrap
 
 # matplotlib is imported by load_matplotlib(), after the arguments are parsed: --help, and the
@@ -29,9 +30,6 @@ import textwrap
 matplotlib = plt = Line2D = Patch = NullLocator = None
 
 PROG = "plot.py"
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REQUIREMENTS = os.path.join(ROOT, "plots", "requirements.txt")
-VENV_PYTHON = ".venv/bin/python3"
 BASELINE = "cublas"
 DTYPES = ("fp16", "bf16")
 VERSION_RE = re.compile(r"v(\d+)_.")
@@ -41,7 +39,6 @@ DTYPE_COLORS = {"fp16": "tab:blue", "bf16": "tab:orange"}
 FADED_COLOR = "0.6"
 FADED_ALPHA = 0.3
 FAIL_COLOR = "tab:red"
-PNG_DPI = 150
 
 # Fields the charts read, with the JSON type each must have (float: any finite number).
 TOP_FIELDS = {"runs": list, "device": dict}
@@ -121,15 +118,7 @@ def check_results(doc):
 
 
 def load_results(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as err:
-        raise ResultsError(f"cannot read: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise ResultsError(f"invalid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
-    except ValueError as err:  # bytes that are not UTF-8
-        raise ResultsError(f"invalid JSON: {err}") from None
+    doc = charts.load_json(path, ResultsError)
     check_results(doc)
     return doc
 
@@ -220,13 +209,6 @@ def finish_figure(fig, doc, title, notes=()):
                       fontsize=7, color="0.4")
 
 
-def save_figure(fig, out_dir, stem):
-    """Write STEM.png and STEM.svg without the metadata that would change between runs."""
-    for ext, metadata in (("png", {"Software": None}), ("svg", {"Date": None})):
-        path = os.path.join(out_dir, f"{stem}.{ext}")
-        fig.savefig(path, dpi=PNG_DPI, metadata=metadata)
-        print(path)
-    plt.close(fig)
 
 
 # A black-edged red cross stands out on any bar or line colour, red ones included.
@@ -312,7 +294,7 @@ def draw_ladder(doc, runs, size, upto, out_dir):
     ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=4, fontsize=8,
               frameon=False)
     finish_figure(fig, doc, f"GEMM ladder: TFLOPS at M=N=K={size}, {' and '.join(dtypes)}")
-    save_figure(fig, out_dir, f"ladder_upto_{upto}" if upto else "ladder")
+    charts.save_figure(fig, out_dir, f"ladder_upto_{upto}" if upto else "ladder")
 
 
 # ---------------------------------------------------------------- sweep chart
@@ -362,7 +344,7 @@ def draw_sweep(doc, runs, dtype, out_dir):
     ax.grid(alpha=0.3)
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     finish_figure(fig, doc, f"GEMM TFLOPS against size, {dtype}", skipped_notes(doc, dtype))
-    save_figure(fig, out_dir, f"sweep_{dtype}")
+    charts.save_figure(fig, out_dir, f"sweep_{dtype}")
 
 
 # ---------------------------------------------------------------- profile chart
@@ -407,7 +389,7 @@ def draw_profile(doc, runs, size, out_dir):
         profile_panel(ax, [profiled[(v, dtype, size)] for v in versions], dtype, versions)
     axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     finish_figure(fig, doc, f"ncu utilisation at M=N=K={size}")
-    save_figure(fig, out_dir, "profile")
+    charts.save_figure(fig, out_dir, "profile")
 
 
 # ---------------------------------------------------------------- energy chart
@@ -452,7 +434,7 @@ def draw_energy(doc, runs, size, out_dir):
     axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     seconds = runs_seconds(runs, dtypes[0], size)
     finish_figure(fig, doc, f"Under a sustained load ({seconds:g} s per kernel) at M=N=K={size}")
-    save_figure(fig, out_dir, "energy")
+    charts.save_figure(fig, out_dir, "energy")
 
 
 def runs_seconds(runs, dtype, size):
@@ -481,39 +463,18 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.out is None:
         stem = os.path.splitext(os.path.basename(args.results))[0]
-        args.out = os.path.join(ROOT, "plots", stem)
+        args.out = os.path.join(charts.ROOT, "plots", stem)
     return args
 
 
-def pinned_matplotlib():
-    """The matplotlib version plots/requirements.txt pins, or None when it cannot be read."""
-    try:
-        with open(REQUIREMENTS, encoding="utf-8") as f:
-            for line in f:
-                name, _, version = line.split("#")[0].strip().partition("==")
-                if name.strip().lower() == "matplotlib" and version:
-                    return version.strip()
-    except OSError:
-        pass
-    return None
-
 
 def load_matplotlib():
-    """Import matplotlib into this module's globals; False, after one line on stderr, without it."""
+    """Import pyplot and the rest into this module's globals; False, after one line on stderr, without them."""
     global matplotlib, plt, Line2D, Patch, NullLocator
-    try:
-        import matplotlib
-    except ImportError:
-        venv = os.path.join(ROOT, VENV_PYTHON)
-        if not os.path.relpath(venv).startswith(os.pardir):
-            venv = os.path.relpath(venv)
-        in_venv = os.path.realpath(sys.prefix) == os.path.realpath(os.path.join(ROOT, ".venv"))
-        first = "" if os.path.isfile(venv) and not in_venv else "run `make setup`, then "
-        print(f"{PROG}: {sys.executable} has no matplotlib; {first}use {venv} "
-              "(made by `make setup` with the matplotlib pinned in plots/requirements.txt)", file=sys.stderr)
+    plt = charts.import_pyplot(PROG)
+    if plt is None:
         return False
-    matplotlib.use("Agg")  # must precede pyplot: files only, no display
-    import matplotlib.pyplot as plt
+    import matplotlib
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     from matplotlib.ticker import NullLocator
@@ -538,20 +499,7 @@ def main(argv=None):
     args = parse_args(argv)
     if not load_matplotlib():
         return 1
-    try:
-        doc = load_results(args.results)
-        render(doc, args)
-    except ResultsError as err:
-        print(f"{PROG}: {args.results}: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:
-        print(f"{PROG}: {err.filename or args.out}: {err.strerror or err}", file=sys.stderr)
-        return 2
-    pinned = pinned_matplotlib()
-    if pinned and matplotlib.__version__ != pinned:
-        print(f"{PROG}: drawn with matplotlib {matplotlib.__version__}, not the {pinned} of "
-              f"plots/requirements.txt: the bytes may differ from the committed charts")
-    return 0
+    return charts.draw(PROG, args.results, args.out, load_results, lambda doc: render(doc, args), ResultsError)
 
 
 if __name__ == "__main__":

@@ -6,34 +6,19 @@ Usage: python3 tests/test_plots.py [--python PATH]   (exit 0 when every check pa
 """
 
 import argparse
-import filecmp
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+from checks import Checks, check_outputs, check_reproducible
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLOT = os.path.join(HERE, os.pardir, "plots", "plot.py")
 FIXTURE = os.path.join(HERE, "data", "sample_results.json")
 STEMS = ["ladder", "ladder_upto_v0_naive", "sweep_fp16", "sweep_bf16", "profile", "energy"]
-EXTS = ["png", "svg"]
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-
-class Checks:
-    """Collects failures so one run reports all of them."""
-
-    def __init__(self):
-        self.passed = 0
-        self.failed = []
-
-    def expect(self, ok, what):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed.append(what)
-            print(f"FAIL: {what}")
 
 
 def run_plot(python, *args):
@@ -46,26 +31,6 @@ def render(python, out_dir, checks):
         result = run_plot(python, FIXTURE, "--out", out_dir, *extra)
         checks.expect(result.returncode == 0,
                       f"plot.py {' '.join(extra)} exits 0 (got {result.returncode}: {result.stderr.strip()})")
-
-
-def check_outputs(out_dir, checks):
-    for stem in STEMS:
-        for ext in EXTS:
-            path = os.path.join(out_dir, f"{stem}.{ext}")
-            size = os.path.getsize(path) if os.path.isfile(path) else 0
-            checks.expect(size > 0, f"{stem}.{ext} exists and is non-empty")
-            if ext == "png" and size:
-                with open(path, "rb") as f:
-                    checks.expect(f.read(len(PNG_SIGNATURE)) == PNG_SIGNATURE,
-                                  f"{stem}.png starts with the PNG signature")
-
-
-def check_reproducible(first, second, checks):
-    for stem in STEMS:
-        for ext in EXTS:
-            a, b = os.path.join(first, f"{stem}.{ext}"), os.path.join(second, f"{stem}.{ext}")
-            same = os.path.isfile(a) and os.path.isfile(b) and filecmp.cmp(a, b, shallow=False)
-            checks.expect(same, f"{stem}.{ext} is byte-identical when rendered twice")
 
 
 def bad_inputs(tmp):
@@ -113,12 +78,11 @@ def main():
         first, second = os.path.join(tmp, "first"), os.path.join(tmp, "second")
         render(args.python, first, checks)
         render(args.python, second, checks)
-        check_outputs(first, checks)
-        check_reproducible(first, second, checks)
+        check_outputs(first, STEMS, checks)
+        check_reproducible(first, second, STEMS, checks)
         check_rejections(args.python, tmp, checks)
 
-    print(f"test_plots: {checks.passed} checks passed, {len(checks.failed)} failed")
-    return 1 if checks.failed else 0
+    return checks.summary("test_plots")
 
 
 if __name__ == "__main__":
