@@ -95,7 +95,7 @@ int ladder(int argc, char** argv) {
         const auto start = std::chrono::steady_clock::now();
         // At the headline size each version also runs alone under a sustained load, then cuBLAS
         // (whose own row needs no second copy of that).
-        const bool sustain = s == o.sustain_size && v->name != cublas_version().name;
+        const bool sustain = s == headline_size && v->name != cublas_version().name;
         const RunRecord r = benchmark(*v, t, {s, s, s}, o.timing, true, sustain ? o.sustain_s : 0);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("%7.1f TFLOPS %7.3fx cuBLAS  rel_err %.2e  %s  (%.1f s)\n", r.tflops, r.ratio_vs_cublas,

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -19,16 +18,9 @@
 #include "common/harness/gpu.h"
 #include "matmul_versions.h"
 
-// Why the GPU tests cannot run here, or "" when they can. Without an NVIDIA GPU or driver the CUDA
-// runtime says "no CUDA-capable device" or, with no libcuda at all, "CUDA driver version is
-// insufficient": both become one plain sentence. A GPU that is not Hopper is named.
+// Why the GPU tests cannot run here, or "" when they can: query_device's reason ("no NVIDIA
+// GPU/driver found", or the GPU that is not Hopper).
 inline std::string gpu_unavailable_reason() {
-  int count = 0, driver = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  const bool no_driver = cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0;  // 0: no libcuda
-  if ((status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) &&
-      (no_driver || !std::filesystem::exists("/dev/nvidia0")))
-    return "no NVIDIA GPU/driver found";
   try {
     matmul::require_hopper(matmul::query_device());
     return "";

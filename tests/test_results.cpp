@@ -115,7 +115,6 @@ TEST_CASE("clock, power, spread and the sustained run survive a round trip; olde
   run.spread_pct = 3.25;
   run.sm_clock_mhz = 1412.5;
   run.power_w = 655.0;
-  run.tensor_util = 0.81;
   run.sustained = Sustained{2.0, {615.0, 1384.0, 669.0}, {622.0, 1414.0, std::nullopt}};
   const std::string text = to_json_text(in);
   const Results out = parse_results(text);
@@ -123,15 +122,16 @@ TEST_CASE("clock, power, spread and the sustained run survive a round trip; olde
   CHECK(r.spread_pct == 3.25);
   CHECK(r.sm_clock_mhz == 1412.5);
   CHECK(r.power_w == 655.0);
-  CHECK(r.tensor_util == 0.81);
   REQUIRE(r.sustained);
   CHECK(r.sustained->seconds == 2.0);
   CHECK(r.sustained->version.tflops == 615.0);
   CHECK(r.sustained->version.sm_clock_mhz == 1384.0);
   CHECK(r.sustained->cublas.power_w == std::nullopt);
-  // The derived figures are written for readers: 615 / 669 W, and 615 over 132 · 4096 · 1.384 GHz.
+  // The derived figures are written for readers: 615 / 669 W, 615 over 132 · 4096 · 1.384 GHz, and
+  // the run's own 11.4 TFLOPS over 132 · 4096 · 1.4125 GHz.
   CHECK_THAT(text, ContainsSubstring("\"tflops_per_w\": 0.919"));
   CHECK_THAT(text, ContainsSubstring("\"tensor_util\": 0.8218"));
+  CHECK_THAT(text, ContainsSubstring("\"tensor_util\": 0.01492"));
   CHECK(out.runs[1].sustained == std::nullopt);
   CHECK(out.runs[1].sm_clock_mhz == std::nullopt);
 
@@ -152,10 +152,10 @@ TEST_CASE("clock, power, spread and the sustained run survive a round trip; olde
 TEST_CASE("TFLOPS per watt and utilisation at the clock are derived, and absent without a reading") {
   const KernelUnderLoad k{700.0, 1500.0, 700.0};
   CHECK(*k.tflops_per_w() == 1.0);
-  CHECK(*k.tensor_util(132) == 700.0 / (132 * 4096.0 * 1500.0 * 1e-6));
+  CHECK(*tensor_util(k.tflops, k.sm_clock_mhz, 132) == 700.0 / (132 * 4096.0 * 1500.0 * 1e-6));
   CHECK(tensor_peak_tflops(132, 1830.0) > 989.0);
   CHECK(tensor_peak_tflops(132, 1830.0) < 990.0);
   const KernelUnderLoad none{700.0, std::nullopt, std::nullopt};
   CHECK(none.tflops_per_w() == std::nullopt);
-  CHECK(none.tensor_util(132) == std::nullopt);
+  CHECK(tensor_util(none.tflops, none.sm_clock_mhz, 132) == std::nullopt);
 }

@@ -16,6 +16,7 @@ namespace matmul {
 enum ExitCode { exit_pass = 0, exit_failed = 1, exit_bad_arguments = 2, exit_no_gpu = 3 };
 
 inline constexpr int min_iters = 20;  // medians come from at least this many timed launches
+inline constexpr int64_t headline_size = 8192;  // where the ladder adds its sustained runs
 
 struct TimingFlags {
   int warmup = 10;
@@ -40,8 +41,7 @@ struct LadderOptions {
   std::vector<DType> dtypes{DType::fp16, DType::bf16};
   TimingFlags timing{10, min_iters};
   double budget_s = 60;  // a run predicted to take longer than this is skipped
-  int sustain_s = 2;  // seconds of sustained load per kernel at sustain_size; 0: none
-  int64_t sustain_size = 8192;  // the headline size
+  int sustain_s = 2;  // seconds of sustained load per kernel at headline_size; 0: none
   std::string out;  // default: results/<gpu>.json
   bool list = false;
   bool help = false;

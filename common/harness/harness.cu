@@ -7,7 +7,6 @@
 #include "common/harness/cublas.h"
 #include "common/harness/fill.h"
 #include "common/harness/gpu.h"
-#include "common/harness/power.h"
 #include "common/harness/stats.h"
 
 namespace matmul {
@@ -122,10 +121,6 @@ RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timin
   r.ratio_vs_cublas = cublas_ms.median / ms.median;
   r.sm_clock_mhz = power.sm_clock_mhz;
   r.power_w = power.power_w;
-  int device = 0, sm_count = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  if (power.sm_clock_mhz) r.tensor_util = r.tflops / tensor_peak_tflops(sm_count, *power.sm_clock_mhz);
   if (sustain_s > 0) {
     const auto under_load = [&](const Version& kernel) {
       const SustainedRun run = w.sustain(kernel, sustain_s);
@@ -143,21 +138,25 @@ std::string table_header() {
   return line;
 }
 
+namespace {
+
+// `x` (times `scale`) in `format`, or "-" when there is no value.
+std::string figure(const std::optional<double>& x, const char* format, double scale = 1) {
+  if (!x) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, format, *x * scale);
+  return text;
+}
+
+}  // namespace
+
 std::string table_row(const RunRecord& r) {
-  char shape[64], err[16], mhz[16], line[280];
+  char shape[64], line[280];
   std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r.m, (long long)r.n, (long long)r.k);
-  if (r.rel_err)
-    std::snprintf(err, sizeof err, "%.2e", *r.rel_err);
-  else
-    std::snprintf(err, sizeof err, "-");
-  if (r.sm_clock_mhz)
-    std::snprintf(mhz, sizeof mhz, "%.0f", *r.sm_clock_mhz);
-  else
-    std::snprintf(mhz, sizeof mhz, "-");
   const char* verdict = !r.pass ? "UNCHECKED" : *r.pass ? "PASS" : "FAIL";
   std::snprintf(line, sizeof line, "%-18s %-17s %-5s %10.3f %10.3f %10.3f %6.1f%% %8.1f %5s %8.3fx %9s  %s",
                 r.version.c_str(), shape, dtype_name(r.dtype), r.ms_median, r.ms_min, r.ms_max, r.spread_pct, r.tflops,
-                mhz, r.ratio_vs_cublas, err, verdict);
+                figure(r.sm_clock_mhz, "%.0f").c_str(), r.ratio_vs_cublas, figure(r.rel_err, "%.2e").c_str(), verdict);
   return line;
 }
 
@@ -165,18 +164,10 @@ std::string sustained_lines(const RunRecord& r, int sm_count) {
   if (!r.sustained) return "";
   const auto line = [&](const std::string& name, const KernelUnderLoad& k) {
     char text[240];
-    const auto figure = [](const std::optional<double>& x, const char* format, double scale = 1) {
-      char f[32];
-      if (x)
-        std::snprintf(f, sizeof f, format, *x * scale);
-      else
-        std::snprintf(f, sizeof f, "-");
-      return std::string(f);
-    };
     std::snprintf(text, sizeof text, "  under load %.1f s  %-18s %7.1f TFLOPS  %s MHz  %s W  %s TFLOPS/W  %s of peak\n",
                   r.sustained->seconds, name.c_str(), k.tflops, figure(k.sm_clock_mhz, "%.0f").c_str(),
                   figure(k.power_w, "%.0f").c_str(), figure(k.tflops_per_w(), "%.3f").c_str(),
-                  figure(k.tensor_util(sm_count), "%.1f%%", 100).c_str());
+                  figure(tensor_util(k.tflops, k.sm_clock_mhz, sm_count), "%.1f%%", 100).c_str());
     return std::string(text);
   };
   return line(r.version, r.sustained->version) + line("cublas", r.sustained->cublas);

@@ -63,19 +63,19 @@ std::optional<double> KernelUnderLoad::tflops_per_w() const {
   return tflops / *power_w;
 }
 
-std::optional<double> KernelUnderLoad::tensor_util(int sm_count) const {
+std::optional<double> tensor_util(double tflops, const std::optional<double>& sm_clock_mhz, int sm_count) {
   if (!sm_clock_mhz || *sm_clock_mhz <= 0) return std::nullopt;
   return tflops / tensor_peak_tflops(sm_count, *sm_clock_mhz);
 }
 
-// The derived figures (TFLOPS per watt, utilisation) are written for readers of the file and
-// recomputed, not read back. `sm_count` is the device's.
+// The derived figures (TFLOPS per watt, utilisation) are written for readers of the file, not
+// read back: they follow from the others. `sm_count` is the device's.
 json kernel_json(const KernelUnderLoad& k, int sm_count) {
   return {{"tflops", k.tflops},
           {"sm_clock_mhz", optional_json(k.sm_clock_mhz)},
           {"power_w", optional_json(k.power_w)},
           {"tflops_per_w", optional_json(k.tflops_per_w())},
-          {"tensor_util", optional_json(k.tensor_util(sm_count))}};
+          {"tensor_util", optional_json(tensor_util(k.tflops, k.sm_clock_mhz, sm_count))}};
 }
 
 KernelUnderLoad kernel_from(const json& j) {
@@ -109,7 +109,7 @@ json run_json(const RunRecord& r, int sm_count) {
             {"spread_pct", r.spread_pct},
             {"sm_clock_mhz", optional_json(r.sm_clock_mhz)},
             {"power_w", optional_json(r.power_w)},
-            {"tensor_util", optional_json(r.tensor_util)}};
+            {"tensor_util", optional_json(tensor_util(r.tflops, r.sm_clock_mhz, sm_count))}};
   if (r.sustained)
     j["sustained"] = {{"seconds", r.sustained->seconds},
                       {"version", kernel_json(r.sustained->version, sm_count)},
@@ -137,7 +137,6 @@ void from_json(const json& j, RunRecord& r) {
   r.spread_pct = j.value("spread_pct", 0.0);
   r.sm_clock_mhz = optional_if_present<double>(j, "sm_clock_mhz");
   r.power_w = optional_if_present<double>(j, "power_w");
-  r.tensor_util = optional_if_present<double>(j, "tensor_util");
   if (j.contains("sustained"))
     r.sustained = Sustained{j["sustained"].at("seconds").get<double>(), kernel_from(j["sustained"].at("version")),
                             kernel_from(j["sustained"].at("cublas"))};

@@ -11,13 +11,15 @@
 
 namespace matmul {
 
+// TFLOPS as a fraction of the dense tensor peak at an SM clock; absent without the clock.
+std::optional<double> tensor_util(double tflops, const std::optional<double>& sm_clock_mhz, int sm_count);
+
 // One kernel under a sustained load (seconds of back-to-back launches): its speed, the clock and
 // the board power it ran at, and what follows from them.
 struct KernelUnderLoad {
   double tflops = 0;
   std::optional<double> sm_clock_mhz, power_w;
   std::optional<double> tflops_per_w() const;
-  std::optional<double> tensor_util(int sm_count) const;  // tflops / tensor peak at sm_clock_mhz
 };
 
 struct Sustained {
@@ -35,9 +37,9 @@ struct RunRecord {
   std::optional<bool> pass;  // likewise
   std::vector<Param> config;
   double spread_pct = 0;  // (p90 - p10) / median of the version's timed launches, in %
-  // Means over the timed launches (the version's and cuBLAS's, interleaved), and the version's
-  // TFLOPS as a fraction of the tensor peak at that clock; absent without NVML.
-  std::optional<double> sm_clock_mhz, power_w, tensor_util;
+  // Means over the timed launches (the version's and cuBLAS's, interleaved); absent without NVML.
+  // The file also holds tensor_util, derived from them (tensor_util() above).
+  std::optional<double> sm_clock_mhz, power_w;
   std::optional<Sustained> sustained;  // only where a sustained run was asked for
 };
 
