@@ -41,6 +41,14 @@ function(matmul_generate_registry)
   foreach(name IN LISTS names)
     string(APPEND includes "#include \"${name}/matmul.h\"\n")
     string(APPEND entries "      &${name}::version,\n")
+    # A version may also build a second form of its kernel (v6: the other consumer schedule); its
+    # header then declares `alternative`, which runs right after the version itself.
+    file(READ ${PROJECT_SOURCE_DIR}/${name}/matmul.h header)
+    set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${name}/matmul.h)
+    string(FIND "${header}" "extern const matmul::Version alternative;" has_alternative)
+    if(NOT has_alternative EQUAL -1)
+      string(APPEND entries "      &${name}::alternative,\n")
+    endif()
     string(APPEND libraries "      {\"${name}\", \"$<TARGET_FILE:${name}_lib>\"},\n")
   endforeach()
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/generated/matmul_versions.h CONTENT

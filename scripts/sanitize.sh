@@ -11,7 +11,7 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no NVIDIA GPU found" >&2; exi
 
 source scripts/versions.sh
 versions=${SANITIZE_VERSIONS:-$(matmul_versions)}
-shapes=("129 255 200" "1 77 8")
+shapes=("129 255 200" "1 77 8" "129 264 200")
 failures=0
 # memcheck, racecheck and synccheck judge each kernel alone: they watch only ours. initcheck must
 # watch every kernel, or it misses the fill kernels' writes and takes the inputs for uninitialised.

@@ -31,7 +31,8 @@ inline std::string gpu_unavailable_reason() {
 
 // The versions the GPU tests run: the names in MATMUL_TEST_VERSIONS (comma-separated; set per
 // version by the "gpu: <version>" CTest entries, see tests/CMakeLists.txt), else every registered
-// version, in ladder order. "cublas" names the baseline, which only the tests that take it
+// version, in ladder order. A version's name also selects its alternative, named <version>_<form>
+// (v6_tma_store_pingpong). "cublas" names the baseline, which only the tests that take it
 // (with_baseline) run; a test left with nothing to run is skipped. A name that is neither is an
 // error, not an empty selection.
 inline std::vector<const matmul::Version*> tested_versions(bool with_baseline = false) {
@@ -39,9 +40,18 @@ inline std::vector<const matmul::Version*> tested_versions(bool with_baseline = 
   all.push_back(&matmul::cublas_version());
   const char* env = std::getenv("MATMUL_TEST_VERSIONS");
   const std::string names = env ? env : "";
+  const auto selected = [&](const std::string& version) {
+    for (size_t start = 0; start <= names.size();) {
+      const size_t comma = std::min(names.find(',', start), names.size());
+      const std::string name = names.substr(start, comma - start);
+      if (version == name || version.rfind(name + "_", 0) == 0) return true;
+      start = comma + 1;
+    }
+    return false;
+  };
   std::vector<const matmul::Version*> chosen;
   for (const matmul::Version* v : all)
-    if (names.empty() || ("," + names + ",").find("," + v->name + ",") != std::string::npos)
+    if (names.empty() || selected(v->name))
       if (with_baseline || v != &matmul::cublas_version()) chosen.push_back(v);
   for (size_t start = 0; start < names.size();) {
     const size_t comma = std::min(names.find(',', start), names.size());

@@ -42,6 +42,7 @@ class Parse(unittest.TestCase):
         versions = prof.registered_versions(os.environ["MATMUL_BUILD"])
         self.assertEqual(versions[:2], ["v0_naive", "v1_tma"])
         self.assertTrue(all(os.path.isdir(os.path.join(ROOT, v)) for v in versions))
+        self.assertNotIn("cublas", versions)
 
 
 class Refusals(unittest.TestCase):

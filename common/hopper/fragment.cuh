@@ -1,5 +1,6 @@
 // The accumulator fragment of wgmma m64nNk16 with fp32 D (PTX ISA 9.7.15.5, "Matrix fragments
-// for wgmma", the figure of the D matrix layout), and its store to row-major C.
+// for wgmma", the figure of the D matrix layout), and its two ways out: straight to row-major C
+// in global memory, or into a swizzled shared-memory box for a TMA store.
 //
 // Warp w of the warpgroup owns rows 16w .. 16w+15 of the 64. Lane l holds rows r = 16w + l/4
 // and r + 8, and in each group j = 0 .. N/8-1 the columns c = 8j + 2(l%4) and c + 1:
@@ -8,8 +9,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
+#include "common/hopper/mbarrier.cuh"
 #include "common/hopper/wgmma.cuh"
 
 namespace hopper {
@@ -45,5 +49,52 @@ __device__ inline void store_fragment(const float (&d)[N / 2], T* c, int row0, i
   }
 }
 // [/region:store_fragment]
+
+// Two fp32 values as the two 16-bit halves of one register, the first in the low half (the lower
+// address once stored).
+template <typename T>
+__device__ inline uint32_t pack_pair(float x, float y) {
+  uint32_t bits;
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 pair = __floats2half2_rn(x, y);
+    memcpy(&bits, &pair, sizeof(bits));
+  } else {
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(x, y);
+    memcpy(&bits, &pair, sizeof(bits));
+  }
+  return bits;
+}
+
+// [region:stmatrix]
+// stmatrix.x4 (PTX ISA, "Warp-level matrix store instruction: stmatrix"): the warp stores four
+// 8x8 matrices of 16-bit elements. Register i of each lane holds its part of matrix i in the
+// accumulator's own pattern (row lane/4, columns 2(lane%4) and +1); lanes 8i .. 8i+7 give the
+// shared-memory addresses of matrix i's eight rows, 16 bytes each.
+__device__ inline void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_addr(row)), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+// Writes columns 64q .. 64q+63 of this warpgroup's 64 × N accumulator tile into `box`: 64 rows of
+// 128 bytes, 128-byte swizzled as TMA expects (16-byte chunk c of row r at chunk c ^ (r % 8)), and
+// 1024-byte aligned. Each stmatrix covers the 16 rows of one warp and 16 columns; the eight rows of
+// a matrix fall in eight different chunks, so each matrix is one conflict-free shared-memory write.
+template <int N, typename T>
+__device__ inline void store_fragment_swizzled(const float (&d)[N / 2], int q, T* box) {
+  static_assert(swizzle_atom_bytes == 8 * 128, "the box is 8-row groups of 128-byte rows");
+  const int warp = threadIdx.x % warpgroup_threads / 32, lane = threadIdx.x % 32;
+  const int matrix = lane / 8, row = 16 * warp + 8 * (matrix % 2) + lane % 8;  // the row this lane addresses
+  unsigned char* row_start = reinterpret_cast<unsigned char*>(box) + 128 * row;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int j = 8 * q + 2 * p;  // accumulator groups j and j + 1: 16 columns
+    const int chunk = 2 * p + matrix / 2;  // the 16-byte chunk of the row this lane's matrix lands in
+    stmatrix_x4(row_start + 16 * (chunk ^ (row % 8)), pack_pair<T>(d[4 * j], d[4 * j + 1]),
+                pack_pair<T>(d[4 * j + 2], d[4 * j + 3]), pack_pair<T>(d[4 * j + 4], d[4 * j + 5]),
+                pack_pair<T>(d[4 * j + 6], d[4 * j + 7]));
+  }
+}
+// [/region:stmatrix]
 
 }  // namespace hopper

@@ -1,6 +1,7 @@
-// TMA on the device: the bulk tensor copy from global to shared memory (PTX ISA 9.7.9.25,
-// cp.async.bulk.tensor). One thread issues a whole tile; the copy engine writes it, swizzled as
-// the tensor map says, and reports the bytes to an mbarrier.
+// TMA on the device: the bulk tensor copies between global and shared memory (PTX ISA 9.7.9.25,
+// cp.async.bulk.tensor). One thread issues a whole tile. A load lands swizzled as the tensor map
+// says and reports its bytes to an mbarrier; a store reads a tile laid out the same way and is
+// tracked by bulk async-groups (PTX ISA, cp.async.bulk.commit_group and cp.async.bulk.wait_group).
 #pragma once
 #include <cuda.h>
 
@@ -22,5 +23,34 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* 
       : "memory");
 }
 // [/region:tma_load]
+
+// [region:tma_store]
+// Copies `src` (laid out as the map's box, swizzled) to the box at (col, row) of `map`. Elements
+// outside the tensor are not written: the copy engine clips ragged edges. The copy runs in the
+// async proxy: the threads that wrote `src` must each run fence_proxy_async() first.
+__device__ inline void tma_store_2d(const CUtensorMap* map, const void* src, int col, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(col), "r"(row), "r"(smem_addr(src))
+               : "memory");
+}
+
+// Closes a bulk async-group: the stores this thread issued since the previous commit.
+__device__ inline void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until at most `pending` of this thread's committed groups still read their source: the
+// shared memory of the others may be written again. Their writes to global may still be in flight.
+template <int pending>
+__device__ inline void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(pending) : "memory");
+}
+
+// Waits until every group this thread committed has completed, writes to global included.
+__device__ inline void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+// Orders this thread's earlier generic-proxy writes to shared memory (st.shared, stmatrix) before
+// later async-proxy accesses to it (the TMA store): without it the copy engine may read stale data.
+__device__ inline void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// [/region:tma_store]
 
 }  // namespace hopper
