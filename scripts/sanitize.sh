@@ -11,7 +11,13 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no NVIDIA GPU found" >&2; exi
 
 source scripts/versions.sh
 versions=${SANITIZE_VERSIONS:-$(matmul_versions)}
-shapes=("129 255 200" "1 77 8" "129 264 200")
+# Ragged shapes whose N is not a multiple of 8 (C has no tensor map: direct stores), and one whose
+# N is (v6 on: the TMA store). racecheck and initcheck skip the latter: there the cuBLAS reference
+# itself fails them (`compute-sanitizer --tool racecheck build/bin/cublas --m 129 --n 264 --k 200`
+# reports an internal error; initcheck, reads of the reference cuBLAS wrote), whatever the version.
+shapes=("129 255 200" "1 77 8")
+tma_store_shape="129 264 200"
+declare -A more_shapes=([memcheck]="$tma_store_shape" [synccheck]="$tma_store_shape" [racecheck]="" [initcheck]="")
 failures=0
 # memcheck, racecheck and synccheck judge each kernel alone: they watch only ours. initcheck must
 # watch every kernel, or it misses the fill kernels' writes and takes the inputs for uninitialised.
@@ -22,18 +28,19 @@ for tool in memcheck racecheck synccheck initcheck; do
   runs=0 errors=0
   for v in $versions; do
     for dtype in fp16 bf16; do
-      for shape in "${shapes[@]}"; do
+      for shape in "${shapes[@]}" ${more_shapes[$tool]:+"${more_shapes[$tool]}"}; do
         read -r m n k <<<"$shape"
         log=$(timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 99 ${filter[$tool]} \
           "$build/bin/$v" --m "$m" --n "$n" --k "$k" --dtype "$dtype" --warmup 0 --iters 20 2>&1) || {
           echo "sanitize: $tool found errors in $v $dtype ${m}x${n}x${k}:"
-          echo "$log" | grep -vE '^(version|v[0-9]|cublas) ' | head -20
+          # sed reads all its input (head would leave grep a SIGPIPE), and a log of table rows only is no error
+          echo "$log" | { grep -vE '^(version|v[0-9]|cublas) ' || true; } | sed -n '1,20p'
           failures=$((failures + 1))
         }
         runs=$((runs + 1))
         # "ERROR SUMMARY: 0 errors" (memcheck, synccheck, initcheck), "(0 errors, 0 warnings)" (racecheck);
         # no summary at all (a crash, the timeout) counts as one error.
-        errors=$((errors + $(echo "$log" | grep -oE '[0-9]+ errors?' | head -1 | grep -oE '[0-9]+' || echo 1)))
+        errors=$((errors + $(echo "$log" | grep -oE '[0-9]+ errors?' | sed -n 1p | grep -oE '[0-9]+' || echo 1)))
       done
     done
   done
