@@ -11,6 +11,8 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no NVIDIA GPU found" >&2; exi
 
 source scripts/versions.sh
 versions=${SANITIZE_VERSIONS:-$(matmul_versions)}
+# A version's alternative form (add_matmul_alternative: bin/v6_tma_store_pingpong) is checked with it.
+versions=$(for v in $versions; do echo "$v"; for alt in "$build/bin/${v}"_*; do if [ -x "$alt" ]; then basename "$alt"; fi; done; done)
 # Ragged shapes whose N is not a multiple of 8 (C has no tensor map: direct stores), and one whose
 # N is (v6 on: the TMA store). racecheck and initcheck skip the latter: there the cuBLAS reference
 # itself fails them (`compute-sanitizer --tool racecheck build/bin/cublas --m 129 --n 264 --k 200`

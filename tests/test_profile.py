@@ -41,7 +41,8 @@ class Parse(unittest.TestCase):
     def test_finds_the_registered_versions(self):
         versions = prof.registered_versions(os.environ["MATMUL_BUILD"])
         self.assertEqual(versions[:2], ["v0_naive", "v1_tma"])
-        self.assertTrue(all(os.path.isdir(os.path.join(ROOT, v)) for v in versions))
+        self.assertIn("v6_tma_store_pingpong", versions)  # an alternative form, with a binary of its own
+        self.assertTrue(all(os.path.isfile(os.path.join(os.environ["MATMUL_BUILD"], "bin", v)) for v in versions))
         self.assertNotIn("cublas", versions)
 
 

@@ -13,8 +13,8 @@ void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cu
 void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
             cudaStream_t stream = nullptr);
 
-// For the harness and the ladder: the faster schedule (SCHEDULE in kernel.cu), and the other one,
-// built and tested too (the GPU battery, the SASS test; the ladder runs it with --alternatives).
+// For the harness and the ladder: the faster schedule (PINGPONG in kernel.cu picks it), and the
+// other one, v6_tma_store_pingpong, which has its own binary and runs wherever a version runs.
 extern const matmul::Version version;
 extern const matmul::Version alternative;
 
