@@ -51,7 +51,7 @@ constexpr int DYNAMIC = 1;  // 1: CTAs draw tiles from a global counter; 0: a st
 constexpr int CONSUMERS = 2;
 // The CTA's tile: cooperative, the consumers split its rows; ping-pong, each has one of its own.
 template <Schedule S>
-constexpr int BM = S == Schedule::cooperative ? CONSUMERS* CONSUMER_ROWS : CONSUMER_ROWS;
+constexpr int BM = (S == Schedule::cooperative ? CONSUMERS : 1) * CONSUMER_ROWS;
 constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
 constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
 static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");

@@ -79,7 +79,7 @@ __device__ inline void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t
 // Writes columns 64q .. 64q+63 of this warpgroup's 64 × N accumulator tile into `box`: 64 rows of
 // 128 bytes, 128-byte swizzled as TMA expects (16-byte chunk c of row r at chunk c ^ (r % 8)), and
 // 1024-byte aligned. Each stmatrix covers the 16 rows of one warp and 16 columns; the eight rows of
-// a matrix fall in eight different chunks, so each matrix is one conflict-free shared-memory write.
+// a matrix fall in eight different chunks, so no matrix conflicts with itself in the shared-memory banks.
 template <int N, typename T>
 __device__ inline void store_fragment_swizzled(const float (&d)[N / 2], int q, T* box) {
   static_assert(swizzle_atom_bytes == 8 * 128, "the box is 8-row groups of 128-byte rows");
