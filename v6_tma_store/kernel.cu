@@ -86,10 +86,11 @@ struct SharedStorage {
   alignas(hopper::swizzle_atom_bytes) T c[CONSUMERS][C_BOXES][hopper::wgmma_m * C_COLS];  // C boxes, swizzled
   hopper::Pipeline<STAGES> pipe;
   int tile[STAGES];  // the tile whose K-step each stage holds, or NO_MORE_TILES
-  // Ping-pong only: turn[c] completes when consumer c may issue its next tile's MMAs, and `next`
-  // is where in the ring that tile starts, left there by the consumer whose turn ended.
+  // Ping-pong only: turn[c] completes when consumer c may issue its next tile's MMAs, and next[c]
+  // is where in the ring that tile starts, left there by the other consumer as its turn ended. One
+  // slot per reader: a consumer's threads read their slot while its storer writes the other's.
   uint64_t turn[CONSUMERS];
-  hopper::PipelineState<STAGES> next;
+  hopper::PipelineState<STAGES> next[CONSUMERS];
 };
 // [/region:smem]
 
@@ -141,7 +142,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   if (threadIdx.x == 0) {
     smem.pipe.init((pingpong ? 1 : CONSUMERS) * hopper::warpgroup_threads);
     for (uint64_t& turn : smem.turn) hopper::mbarrier_init(&turn, hopper::warpgroup_threads);
-    smem.next = {};
+    for (hopper::PipelineState<STAGES>& start : smem.next) start = {};
   }
   __syncthreads();  // the last block-wide barrier: it publishes the initialised barriers
 
@@ -181,12 +182,15 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (pingpong) {  // wait for the other consumer to finish issuing its MMAs; start where it ended
       hopper::mbarrier_wait(&smem.turn[consumer], turn_phase);
       turn_phase ^= 1;
-      read = release = smem.next;
+      read = release = smem.next[consumer];
     }
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
     if (index == NO_MORE_TILES) {
-      if (pingpong) hopper::mbarrier_arrive(&smem.turn[1 - consumer]);  // the other sees the same signal
+      if (pingpong) {  // the other consumer finds the same signal where this one found it
+        if (storer) smem.next[1 - consumer] = read;
+        hopper::mbarrier_arrive(&smem.turn[1 - consumer]);
+      }
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
       return;
     }
@@ -221,7 +225,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       read.advance();
     }
     if (pingpong) {  // the tensor cores go to the other consumer while this one drains and stores
-      if (storer) smem.next = read;
+      if (storer) smem.next[1 - consumer] = read;
       hopper::mbarrier_arrive(&smem.turn[1 - consumer]);
     }
     hopper::wgmma_wait<0>();
