@@ -24,6 +24,20 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* 
 }
 // [/region:tma_load]
 
+// [region:tma_load_multicast]
+// tma_load_2d for a cluster: one copy, delivered to `dst` and completing `bar` at the same offsets
+// in the shared memory of every CTA whose bit is set in `ctas` (bit r: rank r), this one included
+// if its bit is set. Each receiving CTA's barrier must expect the bytes.
+__device__ inline void tma_load_2d_multicast(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
+                                             uint16_t ctas) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(smem_addr(bar)), "h"(ctas)
+      : "memory");
+}
+// [/region:tma_load_multicast]
+
 // [region:tma_store]
 // Copies `src` (laid out as the map's box, swizzled) to the box at (col, row) of `map`. Elements
 // outside the tensor are not written: the copy engine clips ragged edges. The copy runs in the
