@@ -346,14 +346,16 @@ void other_matmul(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_
   launch<OTHER>(a, b, c, m, n, k, stream);
 }
 
-const char* schedule_name(Schedule s) { return s == Schedule::cooperative ? "cooperative" : "ping-pong"; }
+std::string technique(Schedule s) {
+  return std::string("clusters of 2 CTAs, the shared B tile loaded once (TMA multicast); ") +
+         (s == Schedule::cooperative ? "cooperative" : "ping-pong") + " consumers";
+}
 
 }  // namespace
 
 const matmul::Version version{
     "v7_multicast",
-    std::string("clusters of 2 CTAs, the shared B tile loaded once (TMA multicast); ") + schedule_name(SCHEDULE) +
-        " consumers",
+    technique(SCHEDULE),
     matmul,
     matmul,
     {
@@ -373,27 +375,18 @@ const matmul::Version version{
     },
 };
 
-const matmul::Version alternative{
-    std::string("v7_multicast_") + (OTHER == Schedule::pingpong ? "pingpong" : "cooperative"),
-    std::string("clusters of 2 CTAs, the shared B tile loaded once (TMA multicast); ") + schedule_name(OTHER) +
-        " consumers",
-    other_matmul<__half>,
-    other_matmul<__nv_bfloat16>,
-    {
-        {"BM", BM<OTHER>},
-        {"PINGPONG", 1 - PINGPONG},
-        {"CONSUMER_ROWS", CONSUMER_ROWS},
-        {"BN", BN},
-        {"BK", BK},
-        {"STAGES", STAGES},
-        {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
-        {"GROUP", GROUP},
-        {"CLUSTER_M", CLUSTER_M},
-        {"CLUSTER_N", CLUSTER_N},
-        {"CONSUMERS", CONSUMERS},
-        {"C_BOXES", C_BOXES},
-        {"THREADS", THREADS},
-    },
-};
+// The other schedule: the same constants, but its own tile height and entry points.
+const matmul::Version alternative = [] {
+  matmul::Version other = version;
+  other.name = std::string("v7_multicast_") + (OTHER == Schedule::pingpong ? "pingpong" : "cooperative");
+  other.technique = technique(OTHER);
+  other.fp16 = other_matmul<__half>;
+  other.bf16 = other_matmul<__nv_bfloat16>;
+  for (matmul::Param& param : other.config) {
+    if (param.name == "BM") param.value = BM<OTHER>;
+    if (param.name == "PINGPONG") param.value = 1 - PINGPONG;
+  }
+  return other;
+}();
 
 }  // namespace v7_multicast
