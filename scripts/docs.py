@@ -2,7 +2,9 @@
 """Keeps docs/ and the README in step with the code and the results, so that no quote can go stale.
 
   docs.py update [--root DIR]   rewrite every generated block of README.md and docs/*.md (source
-                                excerpts, tables from results/h200.json) and docs/diffs/*.diff
+                                excerpts, tables from results/h200.json), docs/diffs/*.diff (each
+                                version against the one before) and docs/variants/<version>/*.diff
+                                (each named variant of <version>/variants.txt against its kernel)
   docs.py check [--root DIR]    exit 1, one line per problem (page, marker, reason), where a page
                                 differs from what update would write or a local link is broken
   docs.py images [--root DIR] [--python PY]
@@ -31,6 +33,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import variants  # noqa: E402  (scripts/variants.py: the named variants of a version)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = "results/h200.json"  # the GPU the pages discuss
@@ -404,11 +409,30 @@ def expected_diffs(root):
     return diffs
 
 
+def variant_diffs(root):
+    """{docs/variants/<version>/<name>.diff: text} for each named variant of each version."""
+    diffs = {}
+    for version in versions(root):
+        kernel = f"{version}/kernel.cu"
+        if not os.path.isfile(os.path.join(root, kernel)):
+            continue
+        try:
+            for name, _ in variants.load(root, version):
+                text = variants.source(root, version, name)
+                diffs[f"docs/variants/{version}/{name}.diff"] = unified_diff(
+                    read(os.path.join(root, kernel)).splitlines(keepends=True), text.splitlines(keepends=True),
+                    kernel, f"{version} variant {name}")
+        except variants.Problem as err:
+            raise Problem(str(err)) from err
+    return diffs
+
+
 def present_diffs(root):
-    folder = os.path.join(root, "docs", "diffs")
-    if not os.path.isdir(folder):
-        return []
-    return sorted(f"docs/diffs/{name}" for name in os.listdir(folder) if name.endswith(".diff"))
+    found = []
+    for folder in ("docs/diffs", "docs/variants"):
+        for parent, _, names in os.walk(os.path.join(root, folder)):
+            found += [os.path.relpath(os.path.join(parent, n), root) for n in names if n.endswith(".diff")]
+    return sorted(found)
 
 
 # ---------------------------------------------------------------- commands
@@ -420,14 +444,19 @@ def update(root):
         problems += [f"{page}:{b.line}: {b.marker}: {b.problem}" for b in found if b.problem]
         if write_if_changed(os.path.join(root, page), rewritten(lines, found)):
             changed.append(page)
-    diffs = expected_diffs(root)
+    try:
+        diffs = {**expected_diffs(root), **variant_diffs(root)}
+    except Problem as err:
+        print(f"docs: {err}", file=sys.stderr)
+        return 1
     for path, text in diffs.items():
+        os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
         if write_if_changed(os.path.join(root, path), text):
             changed.append(path)
     for path in changed:
         print(f"docs: updated {path}")
     for path in present_diffs(root):
-        if path not in diffs:  # a pair that no longer neighbours
+        if path not in diffs:  # a pair that no longer neighbours, a variant no longer listed
             os.remove(os.path.join(root, path))
             changed.append(path)
             print(f"docs: removed {path}")
@@ -449,7 +478,11 @@ def check(root):
             if b.problem or b.current != b.expected:
                 problems.append(f"{page}:{b.line}: {b.marker}: {b.problem or b.stale}")
         problems += [f"{page}:{n}: link {target}: {why}" for n, target, why in broken_links(root, page, lines)]
-    diffs = expected_diffs(root)
+    try:
+        diffs = {**expected_diffs(root), **variant_diffs(root)}
+    except Problem as err:
+        diffs = expected_diffs(root)
+        problems.append(str(err))
     for path, text in diffs.items():
         counts["diffs"] += 1
         full = os.path.join(root, path)
@@ -457,8 +490,8 @@ def check(root):
             problems.append(f"{path}: missing; make docs writes it")
         elif read(full) != text:
             problems.append(f"{path}: differs from the kernels it compares; make docs rewrites it")
-    problems += [f"{path}: compares versions that are not neighbours in versions.txt; make docs removes it"
-                 for path in present_diffs(root) if path not in diffs]
+    problems += [f"{path}: compares versions that are not neighbours in versions.txt, or a variant no "
+                 f"variants.txt lists; make docs removes it" for path in present_diffs(root) if path not in diffs]
     for p in problems:
         print(p)
     if problems:

@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Measures variants of one version's tuning constants against cuBLAS, for the version's page:
-#   scripts/sweep.sh v1_tma "BM=128 BN=128" "BM=64 BN=256" ...
-# Each variant is the version's kernel.cu with those `constexpr int NAME = value;` lines changed,
-# built beside the real build (which must exist: make build), checked and timed in fp16 and bf16.
-# SIZE (default 8192) sets the problem; a variant that spills or does not compile is reported.
+# Measures variants of one version against cuBLAS, for the version's page:
+#   scripts/sweep.sh v4_two_consumers                       every variant of v4_two_consumers/variants.txt
+#   scripts/sweep.sh v4_two_consumers row-order 3-stages    those named there
+#   scripts/sweep.sh v1_tma "BM=128 BN=128" "BM=64 BN=256"  ad hoc: these `constexpr int NAME = value;`
+# A named variant is the version's kernel.cu with the edits variants.txt lists (scripts/variants.py;
+# its diff is docs/variants/VERSION/NAME.diff). Each is built beside the real build (which must
+# exist: make build), checked and timed in fp16 and bf16. SIZE (default 8192) sets the problem; a
+# variant that spills or does not compile is reported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { echo "usage: scripts/sweep.sh VERSION \"NAME=VALUE ...\" ..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/sweep.sh VERSION [NAME | \"CONSTANT=VALUE ...\"] ..." >&2; exit 2; }
 version=$1
 shift
+[ -f "$version/kernel.cu" ] || { echo "sweep: no $version/kernel.cu" >&2; exit 2; }
+if [ $# -eq 0 ]; then
+  mapfile -t named < <(python3 scripts/variants.py list "$version" | cut -d: -f1)
+  [ ${#named[@]} -gt 0 ] || { echo "sweep: $version has no variants.txt; name the variants: \"CONSTANT=VALUE ...\"" >&2; exit 2; }
+  set -- "${named[@]}"
+fi
 build=${BUILD:-build}
 size=${SIZE:-8192}
 work=$build/sweep
-[ -f "$version/kernel.cu" ] || { echo "sweep: no $version/kernel.cu" >&2; exit 2; }
 libs="$build/common/libmatmul_harness.a $build/common/libmatmul_core.a $build/common/libhopper.a"
 for lib in $libs; do [ -f "$lib" ] || { echo "sweep: build first (make build)" >&2; exit 2; }; done
 mkdir -p "$work"
@@ -23,12 +31,16 @@ variant_name() { echo "$1" | tr ' =' '_-'; }
 for variant in "$@"; do
   name=$version-$(variant_name "$variant")
   rm -f "$work/$name"  # a variant that no longer builds must not report an old binary's numbers
-  cp "$version/kernel.cu" "$work/$name.cu"
-  for assign in $variant; do
-    key=${assign%%=*} value=${assign#*=}
-    sed -i -E "s/^constexpr int $key = [0-9]+;/constexpr int $key = $value;/" "$work/$name.cu"
-    grep -q "^constexpr int $key = $value;" "$work/$name.cu" || { echo "sweep: no 'constexpr int $key' in $version/kernel.cu" >&2; exit 2; }
-  done
+  if [[ $variant != *=* ]]; then  # a name from variants.txt
+    python3 scripts/variants.py source "$version" "$variant" >"$work/$name.cu" || exit 2
+  else
+    cp "$version/kernel.cu" "$work/$name.cu"
+    for assign in $variant; do
+      key=${assign%%=*} value=${assign#*=}
+      sed -i -E "s/^constexpr int $key = [0-9]+;/constexpr int $key = $value;/" "$work/$name.cu"
+      grep -q "^constexpr int $key = $value;" "$work/$name.cu" || { echo "sweep: no 'constexpr int $key' in $version/kernel.cu" >&2; exit 2; }
+    done
+  fi
   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Xptxas=-v,-warn-spills,-warn-lmem-usage \
     -Werror=all-warnings -I. -I"$build/generated" "$work/$name.cu" "$version/main.cu" $libs \
     -lcublas -o "$work/$name" >"$work/$name.log" 2>&1 &

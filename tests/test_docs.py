@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that docs/ and the README cannot go stale: scripts/docs.py check passes on the tree and
 fails, naming the page, marker and reason, on a copy with an edited quote or README table, a
-missing region, a changed source or stale results; docs/diffs/ matches the kernels; `make docs`
+missing region, a changed source or stale results; docs/diffs/ matches the kernels, and
+docs/variants/ each version's variants.txt (an edit that finds nothing is an error); `make docs`
 (docs.py update and images) leaves the tree unchanged; versions.txt alone decides the ladder for
 docs.py and the shell scripts; each version's Version.config records every tuning constant of its
 constants region; scripts/diff.sh refuses bad names and colours only a terminal.
@@ -383,6 +384,57 @@ class MakeDocs(Scratch):
             for ext in ("png", "svg"):
                 chart = os.path.join(self.root, "plots", "h200", f"ladder_upto_{version}.{ext}")
                 self.assertTrue(os.path.isfile(chart), f"{chart} is missing; run `make docs`")
+
+
+class Variants(Scratch):
+    """A version's variants.txt names its measured variants; docs/variants/ holds their diffs."""
+
+    VARIANTS = os.path.join(REPO, "scripts", "variants.py")
+
+    def write_variants(self, version, text):
+        with open(os.path.join(self.root, version, "variants.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def test_each_variant_diff_shows_its_edits(self):
+        with open(os.path.join(REPO, "docs", "variants", "v4_two_consumers", "two-consumers.diff"), encoding="utf-8") as f:
+            diff = f.read()
+        removed = [l for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
+        added = [l for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+        self.assertTrue(any("release_registers<" in l for l in removed), diff)
+        self.assertTrue(any("claim_registers<" in l for l in removed), diff)
+        self.assertTrue(any(l.startswith("-constexpr int GROUP = 8;") for l in removed), diff)
+        self.assertEqual(added, ["+constexpr int GROUP = 1;  // rows of tiles per group of the grouped order (1: row by row)"])
+
+    def test_a_new_variant_needs_make_docs_and_a_dropped_one_is_removed(self):
+        self.write_variants("v5_persistent", "static: DYNAMIC=0\ngroup-4: GROUP=4\n")
+        self.assert_reported(docs("check", self.root), "docs/variants/v5_persistent/group-4.diff", "missing")
+        self.assertEqual(docs("update", self.root).returncode, 0)
+        self.assertEqual(docs("check", self.root).returncode, 0)
+        self.write_variants("v5_persistent", "group-4: GROUP=4\n")
+        self.assert_reported(docs("check", self.root), "docs/variants/v5_persistent/static.diff", "removes it")
+        self.assertEqual(docs("update", self.root).returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "variants", "v5_persistent", "static.diff")))
+
+    def test_an_edit_that_finds_nothing_is_an_error_naming_it(self):
+        self.write_variants("v5_persistent", "static: DYNAMIC=0\nwrong: NO_SUCH_CONSTANT=3\n")
+        result = docs("check", self.root)
+        self.assert_reported(result, "v5_persistent/variants.txt", "NO_SUCH_CONSTANT=3", "no `constexpr int NO_SUCH_CONSTANT")
+        self.write_variants("v5_persistent", "static: DYNAMIC=0\nwrong: drop this text is nowhere\n")
+        self.assert_reported(docs("check", self.root), "drop this text is nowhere", "no line holds")
+
+    def test_bad_lines_and_names_exit_2_with_one_line(self):
+        cases = [("static DYNAMIC=0\n", ["list", "v5_persistent"], "is not `NAME: EDIT"),
+                 ("static: DYNAMIC=0\nstatic: GROUP=1\n", ["list", "v5_persistent"], "a second variant named static"),
+                 ("static: DYNAMIC=0\n", ["source", "v5_persistent", "nope"], "no variant named nope"),
+                 ("static: DYNAMIC=0\n", ["list", "v9_gone"], "no v9_gone/kernel.cu"),
+                 ("static: DYNAMIC=0\n", ["frobnicate"], "usage:")]
+        for text, args, words in cases:
+            self.write_variants("v5_persistent", text)
+            done = subprocess.run([sys.executable, os.path.join(self.root, "scripts", "variants.py"), *args],
+                                  capture_output=True, text=True)
+            self.assertEqual(done.returncode, 2, args)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertIn(words, done.stderr)
 
 
 class DiffScript(Scratch):
