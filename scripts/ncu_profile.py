@@ -64,8 +64,8 @@ def medians(launches):
 
 
 def registered_versions(build):
-    """The versions the ladder knows (`ladder --list`) that have a binary of their own: the baseline
-    and a version's alternative form (v6_tma_store_pingpong, measured by the ladder) have none."""
+    """The versions the ladder knows (`ladder --list`), cuBLAS left out, that have a binary here;
+    a version's alternative form has its own (bin/v6_tma_store_pingpong: add_matmul_alternative)."""
     listed = subprocess.run([os.path.join(build, "bin", "ladder"), "--list"], capture_output=True, text=True, check=True)
     names = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
     return [name for name in names if name != "cublas" and os.path.isfile(os.path.join(build, "bin", name))]
