@@ -28,11 +28,11 @@ __device__ inline int cluster_count() {
 }
 
 // [region:cluster_sync]
-// Every thread of every CTA of the cluster arrives, then waits for all the others
-// (barrier.cluster.arrive / wait). Release and acquire: what a thread wrote before, in its own or
-// another CTA's shared memory, is visible to every thread after. Before the first remote access
-// (the peers' barriers must be initialised) and before exit (no peer may still write into or
-// arrive on a CTA that has left).
+// Every thread of every CTA of the cluster arrives, then waits for all the cluster's threads that
+// have not exited (barrier.cluster.arrive / wait). Release and acquire: what a thread wrote before,
+// in its own or another CTA's shared memory, is visible to every thread after (asynchronous
+// operations have waits of their own). Before the first remote access (the peers' barriers must
+// be initialised) and before exit (no peer may still write into or arrive on a CTA that has left).
 __device__ inline void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
