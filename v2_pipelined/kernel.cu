@@ -27,8 +27,10 @@ namespace v2_pipelined {
 constexpr int BM = 128;
 constexpr int BN = 128;
 constexpr int BK = 64;
-constexpr int STAGES = 2;  // stages in the ring: loads run up to STAGES - 1 K-steps ahead
+constexpr int STAGES = 2;  // stages in the ring: loads run up to STAGES - 1 - MMAS_IN_FLIGHT K-steps ahead
+constexpr int MMAS_IN_FLIGHT = 0;  // K-steps whose WGMMAs may still run past the block's barrier
 constexpr int THREADS = hopper::warpgroup_threads;  // one warpgroup
+static_assert(STAGES > MMAS_IN_FLIGHT + 1, "the stage being computed, those in flight and one being loaded");
 // [/region:constants]
 
 // [region:smem]
@@ -68,16 +70,17 @@ __global__ void __launch_bounds__(THREADS)
     hopper::tma_load_2d(smem.a[stage], &a_map, &smem.full[stage], k_tile * BK, tile_row);
     hopper::tma_load_2d(smem.b[stage], &b_map, &smem.full[stage], k_tile * BK, tile_col);
   };
-  // Prefill: the first STAGES - 1 K-steps (fewer when K is short).
+  // Prefill: the first STAGES - 1 - MMAS_IN_FLIGHT K-steps (fewer when K is short).
   if (threadIdx.x == 0)
-    for (int k_tile = 0; k_tile < STAGES - 1 && k_tile < k_tiles; ++k_tile) load(k_tile);
+    for (int k_tile = 0; k_tile < STAGES - 1 - MMAS_IN_FLIGHT && k_tile < k_tiles; ++k_tile) load(k_tile);
 
   float acc[BM / hopper::wgmma_m][BN / 2] = {};
   int stage = 0, phase = 0;  // the stage being computed, and the parity of its barrier's phase
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    // The stage this load fills was computed in the previous iteration and released by its
-    // __syncthreads(). Near the end there is nothing left to load: the ring drains.
-    if (threadIdx.x == 0 && k_tile + STAGES - 1 < k_tiles) load(k_tile + STAGES - 1);
+    // The stage this load fills was computed MMAS_IN_FLIGHT + 1 iterations ago: the previous
+    // iteration's wait and __syncthreads() saw its WGMMAs complete in every warp. Near the end there
+    // is nothing left to load: the ring drains.
+    if (threadIdx.x == 0 && k_tile + STAGES - 1 - MMAS_IN_FLIGHT < k_tiles) load(k_tile + STAGES - 1 - MMAS_IN_FLIGHT);
     hopper::mbarrier_wait(&smem.full[stage], phase);
 
     hopper::wgmma_fence();
@@ -94,14 +97,19 @@ __global__ void __launch_bounds__(THREADS)
       }
     }
     hopper::wgmma_commit();
-    hopper::wgmma_wait<0>();
+    hopper::wgmma_wait<MMAS_IN_FLIGHT>();
 #pragma unroll
     for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
-    __syncthreads();  // every warp is done with this stage before thread 0 refills it
+    __syncthreads();  // every warp is past its wait before thread 0 refills the stage it freed
     if (++stage == STAGES) {  // a lap of the ring: the barriers' next phase
       stage = 0;
       phase ^= 1;
     }
+  }
+  if (MMAS_IN_FLIGHT > 0) {  // the last K-steps' WGMMAs, still in flight
+    hopper::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
   }
 
 #pragma unroll
@@ -148,6 +156,7 @@ const matmul::Version version{
         {"BN", BN},
         {"BK", BK},
         {"STAGES", STAGES},
+        {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"THREADS", THREADS},
     },
 };
