@@ -18,6 +18,21 @@
 
 namespace hopper {
 
+// Two fp32 values as the two 16-bit halves of one register, the first in the low half (the lower
+// address once stored).
+template <typename T>
+__device__ inline uint32_t pack_pair(float x, float y) {
+  uint32_t bits;
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 pair = __floats2half2_rn(x, y);
+    memcpy(&bits, &pair, sizeof(bits));
+  } else {
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(x, y);
+    memcpy(&bits, &pair, sizeof(bits));
+  }
+  return bits;
+}
+
 // Two neighbouring elements of C from two fp32 values. Out-of-range elements are dropped (ragged
 // M and N); the pair goes out as one 4-byte store when the row pitch keeps it aligned.
 template <typename T>
@@ -25,10 +40,7 @@ __device__ inline void store_pair(T* c, int row, int col, float x, float y, int 
   if (row >= m || col >= n) return;
   T* p = c + size_t(row) * n + col;
   if (col + 1 < n && n % 2 == 0) {
-    if constexpr (std::is_same_v<T, __half>)
-      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-    else
-      *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+    *reinterpret_cast<uint32_t*>(p) = pack_pair<T>(x, y);
   } else {
     p[0] = T(x);
     if (col + 1 < n) p[1] = T(y);
@@ -49,21 +61,6 @@ __device__ inline void store_fragment(const float (&d)[N / 2], T* c, int row0, i
   }
 }
 // [/region:store_fragment]
-
-// Two fp32 values as the two 16-bit halves of one register, the first in the low half (the lower
-// address once stored).
-template <typename T>
-__device__ inline uint32_t pack_pair(float x, float y) {
-  uint32_t bits;
-  if constexpr (std::is_same_v<T, __half>) {
-    const __half2 pair = __floats2half2_rn(x, y);
-    memcpy(&bits, &pair, sizeof(bits));
-  } else {
-    const __nv_bfloat162 pair = __floats2bfloat162_rn(x, y);
-    memcpy(&bits, &pair, sizeof(bits));
-  }
-  return bits;
-}
 
 // [region:stmatrix]
 // stmatrix.x4 (PTX ISA, "Warp-level matrix store instruction: stmatrix"): the warp stores four
