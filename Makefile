@@ -42,11 +42,11 @@ plots: setup
 clean:
 	rm -rf $(BUILD)
 
-## distclean  remove build/, build-debug/, .venv and .tools: everything setup and the builds made
+## distclean  remove build/, build-debug/, build-trace/, .venv and .tools: everything setup and the builds made
 distclean:
-	rm -rf $(sort $(BUILD) build build-debug) .venv .tools
+	rm -rf $(sort $(BUILD) build build-debug build-trace) .venv .tools
 
-.PHONY: diff docs sanitize profile format
+.PHONY: diff docs sanitize profile format timeline
 
 ## format     clang-format every C++ and CUDA source (120 columns)
 format:
@@ -63,6 +63,14 @@ sanitize: build
 ## profile    ncu's tensor-pipe and DRAM figures into the results, on a GPU, after `make run`
 profile: build
 	@python3 scripts/ncu_profile.py --build "$(BUILD)"
+
+# On a GPU machine: the trace build (build-trace/) logs each role's state changes at 8192^3; the
+# timelines go to results/traces/ and plots/timelines/, beside the cost of tracing.
+## timeline   each version's roles over time, on a GPU: results/traces/, plots/timelines/
+timeline: build
+	@test -f build-trace/CMakeCache.txt || cmake --preset trace $(GENERATOR)
+	@cmake --build build-trace -j $(JOBS)
+	@scripts/timeline.sh "$(PYTHON)"
 
 ## diff       two versions' kernel.cu side by side: make diff FROM=v0_naive TO=v1_tma
 diff:

@@ -1,5 +1,6 @@
-// The ladder: every registered version and cuBLAS, in one process, over square sizes and both
-// dtypes; one progress line per run, a final table, and a results file for the plots and docs.
+// The ladder: every registered version, the peers (peers/: someone else's kernels, for reference)
+// and cuBLAS, in one process, over square sizes and both dtypes; one progress line per run, a
+// final table, and a results file for the plots and docs.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,9 +16,10 @@
 namespace matmul {
 namespace {
 
-// Every version the ladder can run, in ladder order, cuBLAS last.
+// Every version the ladder can run, in ladder order, then the peers, cuBLAS last.
 std::vector<const Version*> all_versions() {
   std::vector<const Version*> all = registered_versions();
+  for (const Version* peer : registered_peers()) all.push_back(peer);
   all.push_back(&cublas_version());
   return all;
 }
@@ -59,7 +61,8 @@ int ladder(int argc, char** argv) {
   }
   const std::vector<const Version*> versions = select_versions(o.versions);
   if (o.list) {
-    for (const Version* v : versions) std::printf("%-18s %s\n", v->name.c_str(), v->technique.c_str());
+    for (const Version* v : versions)  // a peer's line says so: it is measured, not a rung
+      std::printf("%-18s %s%s\n", v->name.c_str(), v->peer ? "[peer] " : "", v->technique.c_str());
     return exit_pass;
   }
   const DeviceInfo device = query_device();

@@ -3,6 +3,7 @@
 // names the value and the rule, before anything is launched.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 
 namespace matmul {
 
@@ -19,5 +20,13 @@ void validate_operands(const void* a, const void* b, const void* c);
 
 // A one-dimensional grid holds at most 2³¹ − 1 blocks.
 void validate_grid(int64_t blocks);
+
+// A valid problem that one kernel cannot run: a peer (peers/) whose library has a rule of its own,
+// such as CUTLASS's TMA epilogue needing N % 8 == 0. Thrown before anything is launched; the
+// message names the shape and the rule. The harness reports it with its own exit code, and the
+// GPU tests skip that run, visibly, instead of failing it.
+struct NotImplemented : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace matmul

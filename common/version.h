@@ -1,5 +1,6 @@
 // What the harness knows of a version: its name, its technique in a few words, its two entry
-// points and its tuning constants. Each version's kernel.cu defines one of these.
+// points and its tuning constants. Each version's kernel.cu defines one of these, and so does each
+// peer (peers/).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -24,6 +25,9 @@ struct Version {
   MatmulFn<__half> fp16;
   MatmulFn<__nv_bfloat16> bf16;
   std::vector<Param> config;  // tile sizes, stages...: recorded with every result
+  // Someone else's kernel measured beside the ladder (peers/: CUTLASS's), not a rung: results mark
+  // its runs, the charts draw it as a reference line and the tables list it apart.
+  bool peer = false;
 
   // Runs C = A·Bᵀ on untyped device buffers holding elements of type t.
   void run(DType t, const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t stream) const {

@@ -3,13 +3,17 @@
 
 Charts, each written as PNG and SVG into --out:
   ladder (ladder_upto_<V>)  TFLOPS per version at S^3 for fp16 and bf16, against
-                            cuBLAS and the H100/H200 dense peak
+                            cuBLAS, the peers and the H100/H200 dense peak
   sweep_<dtype>             TFLOPS against matrix size, one line per version plus cuBLAS
+                            and the peers
   profile                   ncu tensor-pipe and DRAM utilisation per version at S^3,
                             only when the results carry ncu figures
   energy                    TFLOPS per watt and utilisation of the tensor peak at the
-                            measured clock, per version and cuBLAS under a sustained
+                            measured clock, per version, peer and cuBLAS under a sustained
                             load at S^3, only when the results carry sustained runs
+
+The peers (runs marked "peer": true: someone else's kernels, such as CUTLASS's) are references,
+not rungs: dashed lines like cuBLAS, never bars of the ladder.
 
 The same JSON always gives byte-identical files. Input that is unreadable or does
 not follow the results contract gives one line on stderr and exit status 2; an
@@ -39,6 +43,10 @@ DTYPE_COLORS = {"fp16": "tab:blue", "bf16": "tab:orange"}
 FADED_COLOR = "0.6"
 FADED_ALPHA = 0.3
 FAIL_COLOR = "tab:red"
+# Each peer's dash pattern (the same in every chart), and its colour in the sweep charts, where the
+# colours tell the versions apart; in the ladder chart a peer's line takes its dtype's colour.
+PEER_STYLES = ({"linestyle": (0, (6, 2)), "color": "0.3", "marker": "D"},
+               {"linestyle": (0, (4, 1.5, 1, 1.5)), "color": "0.55", "marker": "^"})
 
 # Fields the charts read, with the JSON type each must have (float: any finite number).
 TOP_FIELDS = {"runs": list, "device": dict}
@@ -49,7 +57,7 @@ RUN_FIELDS = {
     "version": str, "technique": str, "dtype": str, "m": int, "n": int, "k": int,
     "tflops": float, "ratio_vs_cublas": float, "pass": bool,
 }
-RUN_OPTIONAL = {"profile": dict, "sustained": dict}
+RUN_OPTIONAL = {"profile": dict, "sustained": dict, "peer": bool}
 # sm_clock_mhz of a run may be null (no NVML): checked where it is read.
 PROFILE_FIELDS = {"tensor_pipe_pct": float, "dram_pct": float}
 SUSTAINED_FIELDS = {"seconds": float, "version": dict, "cublas": dict}
@@ -90,8 +98,12 @@ def check_run(run, where):
     check_fields(run, where, RUN_FIELDS, RUN_OPTIONAL)
     if run["dtype"] not in DTYPES:
         raise ResultsError(f"{where} has dtype '{run['dtype']}', expected one of {', '.join(DTYPES)}")
-    if run["version"] != BASELINE and not VERSION_RE.match(run["version"]):
-        raise ResultsError(f"{where} has version '{run['version']}', expected '{BASELINE}' or vN_name")
+    ladder_name = run["version"] == BASELINE or VERSION_RE.match(run["version"])
+    if run.get("peer") and ladder_name:
+        raise ResultsError(f"{where} is a peer named '{run['version']}', a name of the ladder's")
+    if not run.get("peer") and not ladder_name:
+        raise ResultsError(f"{where} has version '{run['version']}', expected '{BASELINE}', vN_name "
+                           "or a run marked \"peer\": true")
     if min(run["m"], run["n"], run["k"]) <= 0:
         raise ResultsError(f"{where} has a non-positive m, n or k")
     if "profile" in run:
@@ -126,11 +138,27 @@ def load_results(path):
 # ---------------------------------------------------------------- data helpers
 
 
+def is_peer(version):
+    """A peer's name is neither cuBLAS nor vN_name (check_run holds every run to that)."""
+    return version != BASELINE and not VERSION_RE.match(version)
+
+
 def version_key(version):
-    """Ladder order: v0, v1, ... by their number, cuBLAS last."""
+    """Ladder order: v0, v1, ... by their number, then the peers by name, cuBLAS last."""
     if version == BASELINE:
+        return (2, 0, version)
+    if is_peer(version):
         return (1, 0, version)
     return (0, int(VERSION_RE.match(version).group(1)), version)
+
+
+def rungs(versions):
+    """The versions of the ladder among `versions`: neither cuBLAS nor a peer."""
+    return [v for v in versions if v != BASELINE and not is_peer(v)]
+
+
+def peer_style(peers, peer):
+    return PEER_STYLES[peers.index(peer) % len(PEER_STYLES)]
 
 
 def square_runs(doc):
@@ -160,7 +188,7 @@ def runs_at_size(runs, size):
 
 
 def check_upto(runs, upto):
-    known = [v for v in sorted_versions(runs) if v != BASELINE]
+    known = rungs(sorted_versions(runs))
     if upto is not None and upto not in known:
         raise ResultsError(f"unknown --upto version '{upto}'; known versions: {', '.join(known)}")
 
@@ -173,7 +201,9 @@ def ratio_text(run):
 
 
 def display_name(version):
-    return "cuBLAS" if version == BASELINE else version
+    if version == BASELINE:
+        return "cuBLAS"
+    return f"{version}\n(peer)" if is_peer(version) else version
 
 
 # ---------------------------------------------------------------- figure helpers
@@ -252,9 +282,20 @@ def ladder_ticks(ax, at_size, versions, faded):
             label.set_color(FADED_COLOR)
 
 
+def legend_in_columns(groups, rest):
+    """Handles for a legend of one column per group (each a dtype's bars and lines), then `rest`
+    in as many more columns, padded with blank entries: matplotlib fills a legend column by column."""
+    rows = max(len(g) for g in groups)
+    blank = lambda: Line2D([], [], linestyle="none", label=" ")
+    handles = [h for g in groups for h in g + [blank() for _ in range(rows - len(g))]]
+    handles += rest + [blank() for _ in range(-len(rest) % rows)]
+    return handles, len(handles) // rows
+
+
 def draw_ladder(doc, runs, size, upto, out_dir):
     at_size = runs_at_size(runs, size)
-    versions = [v for v in sorted_versions(at_size) if v != BASELINE]
+    versions = rungs(sorted_versions(at_size))
+    peers = [v for v in sorted_versions(at_size) if is_peer(v)]
     dtypes = present_dtypes(at_size)
 
     def faded(version):
@@ -265,20 +306,29 @@ def draw_ladder(doc, runs, size, upto, out_dir):
     # Headroom above the peak line for the rotated labels.
     ax.set_ylim(0, max([DENSE_PEAK_TFLOPS] + [r["tflops"] for r in at_size.values()]) * 1.25)
     width = 0.8 / len(dtypes)
-    # Legend columns pair each dtype's bars with its cuBLAS line.
-    handles, failures = [], []
+    # Legend columns pair each dtype's bars with its cuBLAS line (and its peers' lines).
+    handles, failures, groups = [], [], []
     for j, dtype in enumerate(dtypes):
         offset = (j - (len(dtypes) - 1) / 2) * width
-        handles.append(Patch(color=DTYPE_COLORS[dtype], label=dtype))
+        group = [Patch(color=DTYPE_COLORS[dtype], label=dtype)]
         for i, version in enumerate(versions):
             run = at_size.get((version, dtype, size))
             if run and ladder_bar(ax, i + offset, width, run, DTYPE_COLORS[dtype], faded(version)):
                 failures.append((i + offset, run["tflops"]))
         baseline = at_size.get((BASELINE, dtype, size))
         if baseline:
-            handles.append(ax.axhline(baseline["tflops"], color=DTYPE_COLORS[dtype], linestyle=":",
-                                      linewidth=1.8,
-                                      label=f"cuBLAS {dtype}: {baseline['tflops']:.0f} TFLOPS"))
+            group.append(ax.axhline(baseline["tflops"], color=DTYPE_COLORS[dtype], linestyle=":",
+                                    linewidth=1.8,
+                                    label=f"cuBLAS {dtype}: {baseline['tflops']:.0f} TFLOPS"))
+        for peer in peers:
+            run = at_size.get((peer, dtype, size))
+            if run:
+                group.append(ax.axhline(run["tflops"], color=DTYPE_COLORS[dtype], linewidth=1.4,
+                                        linestyle=peer_style(peers, peer)["linestyle"],
+                                        label=f"{peer} {dtype}: {run['tflops']:.0f} TFLOPS"
+                                              + ("" if run["pass"] else " (FAIL)")))
+        handles += group
+        groups.append(group)
     handles.append(ax.axhline(DENSE_PEAK_TFLOPS, color="black", linestyle="--", linewidth=1.2,
                               label=PEAK_LABEL))
     mark_failures(ax, failures)
@@ -291,7 +341,10 @@ def draw_ladder(doc, runs, size, upto, out_dir):
     ax.set_ylabel("TFLOPS")
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=4, fontsize=8,
+    columns = 4
+    if peers:  # more lines per dtype than the four columns would keep together
+        handles, columns = legend_in_columns(groups, handles[sum(len(g) for g in groups):])
+    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.01), ncol=columns, fontsize=8,
               frameon=False)
     finish_figure(fig, doc, f"GEMM ladder: TFLOPS at M=N=K={size}, {' and '.join(dtypes)}")
     charts.save_figure(fig, out_dir, f"ladder_upto_{upto}" if upto else "ladder")
@@ -307,7 +360,7 @@ def skipped_notes(doc, dtype):
 
 def version_colors(versions):
     """tab10 tells up to ten versions apart; past that a gradient keeps the ladder order legible."""
-    ladder = [v for v in versions if v != BASELINE]
+    ladder = rungs(versions)
     if len(ladder) <= 10:
         return {v: matplotlib.colormaps["tab10"](i) for i, v in enumerate(ladder)}
     return {v: matplotlib.colormaps["viridis"](i / (len(ladder) - 1)) for i, v in enumerate(ladder)}
@@ -318,6 +371,7 @@ def draw_sweep(doc, runs, dtype, out_dir):
     sizes = sorted({s for _, _, s in of_dtype})
     versions = sorted_versions(of_dtype)
     colors = version_colors(versions)
+    peers = [v for v in versions if is_peer(v)]
     fig, (ax,) = new_figure(10.0, 6.0)
     failures = []
     for version in versions:
@@ -326,6 +380,8 @@ def draw_sweep(doc, runs, dtype, out_dir):
         if version == BASELINE:
             ax.plot(xs, ys, color="black", linestyle="--", linewidth=2, marker="s",
                     label="cuBLAS", zorder=3)
+        elif is_peer(version):
+            ax.plot(xs, ys, linewidth=1.8, label=f"{version} (peer)", zorder=3, **peer_style(peers, version))
         else:
             ax.plot(xs, ys, color=colors[version], marker="o", label=version)
         failures += [(r["m"], r["tflops"]) for r in series if not r["pass"]]

@@ -81,7 +81,7 @@ BAR_STYLES = {
     ("wait", "empty"): ({"facecolor": "0.88", "hatch": "////", "edgecolor": "0.55"},
                         "wait on empty (the stage still being read)"),
     ("wait", None): ({"facecolor": "0.80", "hatch": "..", "edgecolor": "0.55"},
-                     "wait (barrier not recorded)"),
+                     "wait on another barrier (v2: __syncthreads; ping-pong: its turn)"),
     "load": ({"facecolor": "tab:blue"}, "load (issuing TMA copies)"),
     "compute": ({"facecolor": "tab:green"}, "compute (MMAs issued until complete)"),
     "store": ({"facecolor": "tab:orange"}, "store (epilogue)"),

@@ -17,6 +17,8 @@ Markers, each alone on its line of a page:
   <!-- table: ladder -->  ...  <!-- /table -->   every version at 8192³ against cuBLAS
   <!-- table: runs v0_naive -->  ...  <!-- /table -->   every run of one version
   <!-- table: readme -->  ...  <!-- /table -->   the README's short ladder: 8192³ fp16 only
+The ladder and readme tables list the peers (runs marked "peer": true: someone else's kernels,
+measured beside the ladder) in a table of their own below the rungs, when the results have any.
 Links in a table are relative to the page that holds it. Markers inside fenced code blocks are
 text, not markers. The versions, in ladder order, are those of versions.txt. Standard library only.
 """
@@ -157,6 +159,12 @@ def ladder_runs(results, dtype=None):
             if r["m"] == r["n"] == r["k"] == LADDER_SIZE and dtype in (None, r["dtype"])}
 
 
+def peer_runs(results, dtype=None):
+    """{(peer, dtype): run} at M = N = K = LADDER_SIZE, and the peers in the order they first ran."""
+    runs = {key: r for key, r in ladder_runs(results, dtype).items() if r.get("peer")}
+    return runs, list(dict.fromkeys(peer for peer, _ in runs))
+
+
 def ladder_table(root, page, results, args):
     if args:
         raise Problem("the ladder table takes no arguments")
@@ -173,6 +181,17 @@ def ladder_table(root, page, results, args):
         profile = (measured[0] or {}).get("profile")
         cells.append(f"{profile['tensor_pipe_pct']:.0f}%" if profile else "—")
         lines.append("| " + " | ".join(cells) + " |")
+    peers, names = peer_runs(results)
+    if names:
+        lines += ["", "| peer (a reference, not a rung) | kernel | fp16 TFLOPS | fp16 vs cuBLAS | bf16 TFLOPS "
+                      "| bf16 vs cuBLAS |",
+                  "|---|---|--:|--:|--:|--:|"]
+        for name in names:
+            measured = [peers.get((name, dtype)) for dtype in DTYPES]
+            cells = [f"`{name}`", next(r["technique"] for r in measured if r)]
+            for r in measured:
+                cells += [significant(r["tflops"]), ratio_text(r["ratio_vs_cublas"])] if r else ["—", "—"]
+            lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"M = N = K = {LADDER_SIZE}; {provenance(results)}. "
                   "\"vs cuBLAS\" is cuBLAS's median time over the version's, both timed launch by "
                   "launch in the same process; \"—\": not measured yet."]
@@ -196,6 +215,13 @@ def readme_table(root, page, results, args):
         else:
             cells, missing = ["not measured yet", "—", "—"], True
         lines.append("| " + " | ".join([version_link(root, page, version)] + cells) + " |")
+    peers, names = peer_runs(results, "fp16")
+    if names:
+        lines += ["", f"| peer (a reference, not a rung) | kernel | {LADDER_SIZE}³ fp16 on the {gpu} | vs cuBLAS |",
+                  "|---|---|---|---|"]
+        for r in (peers[(name, "fp16")] for name in names):
+            lines.append(f"| `{r['version']}` | {r['technique']} | {significant(r['tflops'])} TFLOPS "
+                         f"| {ratio_text(r['ratio_vs_cublas'])} |")
     lines += ["", f"From `{RESULTS}` (the ladder on the {gpu}, {results['date'][:10]}, git {results['git']}); "
                   "\"vs cuBLAS\" is measured in the same process, launch by launch"
                   + ("; \"—\": not measured yet." if missing else ".")]

@@ -64,10 +64,12 @@ def medians(launches):
 
 
 def registered_versions(build):
-    """The versions the ladder knows (`ladder --list`), cuBLAS left out, that have a binary here;
-    a version's alternative form has its own (bin/v6_tma_store_pingpong: add_matmul_alternative)."""
+    """The versions the ladder knows (`ladder --list`), cuBLAS and the peers (`[peer]`: not our
+    matmul_kernel) left out, that have a binary here; a version's alternative form has its own
+    (bin/v6_tma_store_pingpong: add_matmul_alternative)."""
     listed = subprocess.run([os.path.join(build, "bin", "ladder"), "--list"], capture_output=True, text=True, check=True)
-    names = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
+    lines = [line.split() for line in listed.stdout.splitlines() if line.strip()]
+    names = [words[0] for words in lines if words[1:2] != ["[peer]"]]
     return [name for name in names if name != "cublas" and os.path.isfile(os.path.join(build, "bin", name))]
 
 

@@ -2,12 +2,13 @@
 # Installs what the build, the tests and the plots need, and only what is missing:
 #   Catch2 v3 and nlohmann-json (apt; the C++ build and tests need them),
 #   the pinned plotting packages of plots/requirements.txt (PyPI, into .venv),
-#   cuobjdump with the nvdisasm it runs (the CUDA toolkit's, else PyPI's, into .tools/).
+#   cuobjdump with the nvdisasm it runs (the CUDA toolkit's, else PyPI's, into .tools/),
+#   the CUTLASS headers for the peers (PyPI's nvidia-cutlass, pinned, into .tools/cutlass).
 # Before changing anything it says what it will change, one line a change; the apt changes need
 # root, which it checks before the first of them. When everything is present it touches no package
 # manager at all (the H200 machine has no network). The Python packages are optional: when the
 # package index cannot be reached setup says so in one line and succeeds, the C++ build goes on and
-# CTest reports the tests that need them as skipped.
+# CTest reports the tests that need them as skipped (without CUTLASS, the build has no peers).
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 
@@ -125,19 +126,26 @@ EOF
 nvcc_dir=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")
 have_tool() { command -v "$1" >/dev/null || [ -x "$nvcc_dir/$1" ] || [ -x ".tools/nvidia/cu13/bin/$1" ]; }
 
-need_venv=0 need_tools=0 differs=""
+# The CUTLASS headers of the peers (peers/cutlass): the wheel's cutlass_library/source/include.
+# .tools/cutlass/PINNED names the wheel installed there, so that a changed pin reinstalls.
+cutlass_pin="nvidia-cutlass==4.2.0.0"
+have_cutlass() { [ "$(cat .tools/cutlass/PINNED 2>/dev/null)" = "$cutlass_pin" ]; }
+
+need_venv=0 need_tools=0 need_cutlass=0 differs=""
 if [ "$have_python" = 1 ]; then
   differs=$(pins_differ "$plot_python")
   [ -z "$differs" ] || need_venv=1
   { have_tool cuobjdump && have_tool nvdisasm; } || need_tools=1
+  have_cutlass || need_cutlass=1
 else
   say "no python3: the plots are not drawn and CTest skips the Python tests; the C++ build goes on"
   { have_tool cuobjdump && have_tool nvdisasm; } ||
     say "no cuobjdump or nvdisasm, and no python3 to fetch them: CTest skips the SASS test that needs them"
+  have_cutlass || say "no CUTLASS headers, and no python3 to fetch them: the build has no peers"
 fi
 # venv and pip fetch them: a stock Debian python3 has neither.
 apt_python=()
-if [ $((need_venv + need_tools)) -gt 0 ] && ! python3 -c 'import pip, ensurepip, venv' 2>/dev/null; then
+if [ $((need_venv + need_tools + need_cutlass)) -gt 0 ] && ! python3 -c 'import pip, ensurepip, venv' 2>/dev/null; then
   apt_python=(python3-pip python3-venv)
 fi
 # Under sudo, only the system part: .venv and .tools belong to the user who runs make.
@@ -150,7 +158,7 @@ fi
 
 [ -z "$backports_list" ] || say "will add $backports_list ($backports_line) to get Catch2 v3"
 [ ${#apt_cpp[@]} = 0 ] || say "will install with apt-get: ${apt_cpp[*]}${catch2_release:+ (catch2 from $catch2_release)}"
-[ ${#apt_python[@]} = 0 ] || say "will install with apt-get: ${apt_python[*]} (to fetch the plotting packages and cuobjdump)"
+[ ${#apt_python[@]} = 0 ] || say "will install with apt-get: ${apt_python[*]} (to fetch the plotting packages, cuobjdump and CUTLASS)"
 
 if ! is_root; then
   if [ ${#apt_cpp[@]} -gt 0 ]; then
@@ -158,8 +166,8 @@ if ! is_root; then
   fi
   if [ ${#apt_python[@]} -gt 0 ]; then
     say "installing ${apt_python[*]} with apt-get needs root (run 'sudo apt-get install ${apt_python[*]}');" \
-        "until then no plotting packages or cuobjdump are fetched and CTest skips the tests that need them"
-    apt_python=() need_venv=0 need_tools=0
+        "until then no plotting packages, cuobjdump or CUTLASS are fetched: CTest skips the tests that need them, no peers"
+    apt_python=() need_venv=0 need_tools=0 need_cutlass=0
   fi
 fi
 
@@ -198,7 +206,7 @@ fi
 [ ${#apt_python[@]} = 0 ] || apt_install "${apt_python[@]}"
 
 if [ "$user_part" = 0 ]; then
-  [ $((need_venv + need_tools)) = 0 ] || say "system part done; run make as $SUDO_USER for .venv and .tools"
+  [ $((need_venv + need_tools + need_cutlass)) = 0 ] || say "system part done; run make as $SUDO_USER for .venv and .tools"
   exit 0
 fi
 
@@ -240,11 +248,26 @@ fi
 if [ "$need_tools" = 1 ]; then
   say "will install cuobjdump and nvdisasm (PyPI nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm) into .tools"
   step="installing cuobjdump and nvdisasm into .tools"
-  rm -rf .tools
+  # What an earlier attempt left, but not .tools/cutlass, which has a step of its own.
+  find .tools -mindepth 1 -maxdepth 1 ! -name cutlass -exec rm -rf {} + 2>/dev/null || true
   if ! run_logged python3 -m pip install -q "${pip_args[@]}" --root-user-action=ignore --target .tools \
        'nvidia-cuda-cuobjdump>=13.0,<14' 'nvidia-cuda-nvdisasm>=13.0,<14'; then
-    rm -rf .tools
+    find .tools -mindepth 1 -maxdepth 1 ! -name cutlass -exec rm -rf {} +
     say "no cuobjdump: pip could not install it into .tools: $failed; the C++ build goes on," \
         "CTest skips the SASS test that disassembles the versions"
+  fi
+fi
+
+if [ "$need_cutlass" = 1 ]; then
+  say "will install the CUTLASS headers (PyPI $cutlass_pin, without its Python dependencies) into .tools/cutlass for the peers"
+  step="installing the CUTLASS headers into .tools/cutlass"
+  rm -rf .tools/cutlass
+  if run_logged python3 -m pip install -q "${pip_args[@]}" --root-user-action=ignore --no-deps --target .tools/cutlass \
+       "$cutlass_pin"; then
+    echo "$cutlass_pin" >.tools/cutlass/PINNED
+  else
+    rm -rf .tools/cutlass
+    say "no CUTLASS headers: pip could not install $cutlass_pin into .tools/cutlass: $failed; the build has no peers," \
+        "the rest goes on"
   fi
 fi

@@ -1,5 +1,5 @@
-// For GPU tests: skip (visibly, counted as skipped by CTest) when there is no Hopper GPU, and run
-// for the versions MATMUL_TEST_VERSIONS selects.
+// For GPU tests: skip (visibly, counted as skipped by CTest) when there is no Hopper GPU, run for
+// the versions and peers MATMUL_TEST_VERSIONS selects, and skip, visibly, a shape a peer cannot run.
 #pragma once
 #include <catch2/catch_test_macros.hpp>
 
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "common/check.h"
 #include "common/harness/cublas.h"
 #include "common/harness/gpu.h"
+#include "common/problem.h"
 #include "matmul_versions.h"
 
 // Why the GPU tests cannot run here, or "" when they can: query_device's reason ("no NVIDIA
@@ -31,12 +33,13 @@ inline std::string gpu_unavailable_reason() {
 
 // The versions the GPU tests run: the names in MATMUL_TEST_VERSIONS (comma-separated; set per
 // version by the "gpu: <version>" CTest entries, see tests/CMakeLists.txt), else every registered
-// version, in ladder order. A version's name also selects its alternative, named <version>_<form>
-// (v6_tma_store_pingpong). "cublas" names the baseline, which only the tests that take it
+// version, in ladder order, then the peers. A version's name also selects its alternative, named
+// <version>_<form> (v6_tma_store_pingpong). "cublas" names the baseline, which only the tests that take it
 // (with_baseline) run; a test left with nothing to run is skipped. A name that is neither is an
 // error, not an empty selection.
 inline std::vector<const matmul::Version*> tested_versions(bool with_baseline = false) {
   std::vector<const matmul::Version*> all = matmul::registered_versions();
+  for (const matmul::Version* peer : matmul::registered_peers()) all.push_back(peer);
   all.push_back(&matmul::cublas_version());
   const char* env = std::getenv("MATMUL_TEST_VERSIONS");
   const std::string names = env ? env : "";
@@ -62,7 +65,7 @@ inline std::vector<const matmul::Version*> tested_versions(bool with_baseline = 
       std::string list;
       for (const matmul::Version* v : all) list += (list.empty() ? "" : ", ") + v->name;
       throw std::invalid_argument("MATMUL_TEST_VERSIONS='" + names + "' names '" + name +
-                                  "', which is neither a registered version nor cublas (" + list + ")");
+                                  "', which is neither a registered version, a peer nor cublas (" + list + ")");
     }
     start = comma + 1;
   }
@@ -87,4 +90,20 @@ inline std::vector<uint16_t> copy_to_host(const void* device, size_t count) {
   std::vector<uint16_t> bits(count);
   CUDA_CHECK(cudaMemcpy(bits.data(), device, count * sizeof(uint16_t), cudaMemcpyDeviceToHost));
   return bits;
+}
+
+// A peer throws matmul::NotImplemented, before it launches anything, for a valid shape its library
+// cannot run (CUTLASS's TMA store: N % 8 == 0). The tests skip that run and say so: `run` is called,
+// and where it throws that for a peer the reason comes back, naming the peer, the shape and the rule,
+// for the test to SKIP with (a generated run, counted as skipped) or to WARN with (one step of a
+// loop). A version of the ladder that throws it fails the test.
+template <typename F>
+std::optional<std::string> not_implemented(const matmul::Version& v, F&& run) {
+  try {
+    run();
+    return std::nullopt;
+  } catch (const matmul::NotImplemented& e) {
+    if (!v.peer) throw;
+    return v.name + " skipped: " + e.what();
+  }
 }

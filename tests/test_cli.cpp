@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "common/harness/cli.h"
+#include "common/harness/harness.h"
 
 using namespace matmul;
 using Catch::Matchers::ContainsSubstring;
@@ -203,4 +204,12 @@ TEST_CASE("ladder CLI refuses bad lists and sizes") {
   CHECK_THROWS_WITH(parse_ladder({"--dtypes", "fp16,int8", "--out", "x"}), ContainsSubstring("'int8' is invalid"));
   CHECK_THROWS_WITH(parse_ladder({"--budget", "0"}), ContainsSubstring("--budget 0 is invalid"));
   CHECK_THROWS_WITH(parse_ladder({"--size", "512"}), ContainsSubstring("unknown flag --size"));
+}
+
+TEST_CASE("each kind of failure has its own exit code and a shape a peer cannot run exits 4") {
+  const auto exit_code = [](auto thrown) { return run_guarded("test", [&]() -> int { throw thrown; }); };
+  CHECK(exit_code(std::invalid_argument("bad")) == exit_bad_arguments);
+  CHECK(exit_code(NotImplemented("CUTLASS's TMA kernels cannot run 16x12x16")) == exit_not_implemented);
+  CHECK(exit_code(std::runtime_error("other")) == exit_failed);
+  CHECK(exit_not_implemented == 4);  // docs/design.md's table
 }

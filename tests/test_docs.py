@@ -5,7 +5,8 @@ missing region, a changed source or stale results; docs/diffs/ matches the kerne
 docs/variants/ each version's variants.txt (an edit that finds nothing is an error); `make docs`
 (docs.py update and images) leaves the tree unchanged; versions.txt alone decides the ladder for
 docs.py and the shell scripts; each version's Version.config records every tuning constant of its
-constants region; scripts/diff.sh refuses bad names and colours only a terminal.
+constants region; peers in the results are listed apart from the rungs; scripts/diff.sh refuses bad
+names and colours only a terminal.
 
 Usage: python3 tests/test_docs.py [--python PATH] [unittest options]
   --python PATH   interpreter with matplotlib for the ladder charts (default: this one; the
@@ -361,6 +362,31 @@ class Staleness(Scratch):
         with open(kernel, "a", encoding="utf-8") as f:
             f.write("// one more line\n")
         self.assert_reported(docs("check", self.root), "docs/diffs/v0_naive__", "differs")
+
+
+class Peers(Scratch):
+    """A peer in the results (a run marked "peer": true) gets a table of its own below the rungs,
+    in the README and in the docs index; without one, the tables have none."""
+
+    def test_a_peer_is_listed_apart_from_the_rungs(self):
+        path = os.path.join(self.root, "results", "h200.json")
+        with open(path, encoding="utf-8") as f:
+            results = json.load(f)
+        self.assertFalse([r for r in results["runs"] if r.get("peer")], "the committed results already hold a peer")
+        cublas = [r for r in results["runs"] if r["version"] == "cublas" and r["m"] == r["n"] == r["k"] == 8192]
+        results["runs"] += [{**r, "version": "cutlass_test", "technique": "a peer for the test", "peer": True}
+                            for r in cublas]
+        os.chmod(path, 0o644)  # the committed results are read-only
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(results, f)
+        self.assert_reported(docs("check", self.root), "README.md", "table readme", "differs")
+        self.assertEqual(docs("update", self.root).returncode, 0)
+        for page in ("README.md", os.path.join("docs", "README.md")):
+            with open(os.path.join(self.root, page), encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("| peer (a reference, not a rung) |", text, page)
+            self.assertIn("| `cutlass_test` | a peer for the test | ", text, page)
+            self.assertLess(text.index("| cuBLAS |"), text.index("`cutlass_test`"), f"{page}: a peer among the rungs")
 
 
 class MakeDocs(Scratch):

@@ -1,4 +1,4 @@
-// Hostile and repetitive use, for every registered version: refused calls leave nothing behind,
+// Hostile and repetitive use, for every registered version and peer: refused calls leave nothing behind,
 // results do not change between runs or after other shapes, large problems index in 64 bits, and
 // a barrier wait on the wrong phase ends in a report instead of a hang. The cases tagged [versions]
 // run once per version under CTest (tests/CMakeLists.txt).
@@ -79,13 +79,16 @@ TEST_CASE("a mixed sequence of shapes in one process stays correct", "[versions]
   const std::vector<Shape> sequence = {{2048, 2048, 2048}, {1, 1, 8},          {1000, 1000, 1016}, {128, 256, 64},
                                        {7, 4093, 8},       {2048, 2048, 2048}, {129, 255, 4096},   {3, 2, 16}};
   for (const Version* v : tested_versions()) {
-    int step = 0;
-    for (const Shape& s : sequence) {
+    for (size_t step = 0; step < sequence.size(); ++step) {
+      const Shape& s = sequence[step];
       Workspace w(step % 2 ? DType::bf16 : DType::fp16, s);
-      const Verification check = w.verify(*v);
+      Verification check;
+      if (const auto why = not_implemented(*v, [&] { check = w.verify(*v); })) {
+        WARN(*why);  // a peer that cannot run this shape goes on with the next
+        continue;
+      }
       INFO(v->name << " step " << step << ": " << s.m << "x" << s.n << "x" << s.k << ": " << check.failure());
       CHECK(check.pass());
-      ++step;
     }
   }
 }

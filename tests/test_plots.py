@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Check plots/plot.py against the sample fixture: every chart is written, rendering
-is byte-reproducible, and bad input gives exit status 2 with one line on stderr.
+"""Check plots/plot.py against the sample fixture (versions, peers and cuBLAS): every chart is
+written, rendering is byte-reproducible, and bad input gives exit status 2 with one line on stderr.
 
 Usage: python3 tests/test_plots.py [--python PATH]   (exit 0 when every check passes)
 """
@@ -47,6 +47,14 @@ def bad_inputs(tmp):
     no_tflops = os.path.join(tmp, "no_tflops.json")
     with open(no_tflops, "w") as f:
         json.dump(doc, f)
+    peer_changed = []  # the fixture with its first peer run changed, one way per file
+    for name, change in (("unmarked_peer", {"peer": False}), ("peer_v9", {"version": "v9_peer"})):
+        with open(FIXTURE) as f:
+            doc = json.load(f)
+        next(run for run in doc["runs"] if run.get("peer")).update(change)
+        peer_changed.append(os.path.join(tmp, f"{name}.json"))
+        with open(peer_changed[-1], "w") as f:
+            json.dump(doc, f)
     out = os.path.join(tmp, "rejected")
     return [
         ("malformed JSON", [malformed, "--out", out]),
@@ -54,6 +62,9 @@ def bad_inputs(tmp):
         ("missing file", [os.path.join(tmp, "does_not_exist.json"), "--out", out]),
         ("unknown --upto", [FIXTURE, "--out", out, "--upto", "v9_nope"]),
         ("run without tflops", [no_tflops, "--out", out]),
+        ("a foreign name without \"peer\": true", [peer_changed[0], "--out", out]),
+        ("a peer named like a version", [peer_changed[1], "--out", out]),
+        ("--upto a peer, not a rung", [FIXTURE, "--out", out, "--upto", "cutlass_pingpong"]),
         ("size not in results", [FIXTURE, "--out", out, "--size", "4096"]),
     ]
 

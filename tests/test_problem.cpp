@@ -1,4 +1,4 @@
-// Problem validation, in the shared layer and through each version's library API.
+// Problem validation, in the shared layer and through each version's and each peer's library API.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -32,7 +32,9 @@ TEST_CASE("a grid over 2^31 - 1 blocks is refused") {
 TEST_CASE("every version's API refuses invalid problems with the CLI's message") {
   alignas(16) static __half h[64];
   alignas(16) static __nv_bfloat16 b[64];
-  for (const Version* v : registered_versions()) {
+  std::vector<const Version*> all = registered_versions();
+  for (const Version* peer : registered_peers()) all.push_back(peer);
+  for (const Version* v : all) {
     INFO(v->name);
     CHECK_THROWS_WITH(v->fp16(h, h, h, 16, 16, 7, nullptr), "K = 7 is invalid: K must be at least 8");
     CHECK_THROWS_WITH(v->fp16(h, h, h, 16, 16, 20, nullptr), ContainsSubstring("K must be a multiple of 8"));
@@ -41,4 +43,20 @@ TEST_CASE("every version's API refuses invalid problems with the CLI's message")
     CHECK_THROWS_WITH(v->fp16(nullptr, h, h, 16, 16, 16, nullptr), "pointer A is null");
     CHECK_THROWS_WITH(v->fp16(h, h + 1, h, 16, 16, 16, nullptr), ContainsSubstring("pointer B is not 16-byte aligned"));
   }
+}
+
+// A peer's own rule: a valid problem whose N is not a multiple of 8 is not implemented (CUTLASS's
+// TMA store writes rows of C in 16-byte units), and the message names the shape and the rule.
+TEST_CASE("a peer refuses a valid shape its library cannot run and names the shape and the rule") {
+  alignas(16) static __half h[4096];
+  alignas(16) static __nv_bfloat16 b[4096];
+  for (const Version* v : registered_peers()) {
+    INFO(v->name);
+    CHECK(v->peer);
+    CHECK_THROWS_AS(v->fp16(h, h, h, 16, 12, 16, nullptr), NotImplemented);
+    CHECK_THROWS_WITH(v->bf16(b, b, b, 16, 12, 16, nullptr),
+                      ContainsSubstring("16x12x16: N = 12 is not a multiple of 8"));
+    CHECK_THROWS_WITH(v->fp16(h, h, h, 16, 12, 20, nullptr), ContainsSubstring("K must be a multiple of 8"));
+  }
+  for (const Version* v : registered_versions()) CHECK_FALSE(v->peer);
 }

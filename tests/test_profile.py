@@ -44,6 +44,7 @@ class Parse(unittest.TestCase):
         self.assertIn("v6_tma_store_pingpong", versions)  # an alternative form, with a binary of its own
         self.assertTrue(all(os.path.isfile(os.path.join(os.environ["MATMUL_BUILD"], "bin", v)) for v in versions))
         self.assertNotIn("cublas", versions)
+        self.assertFalse([v for v in versions if v.startswith("cutlass_")], "a peer is not profiled")
 
 
 class Refusals(unittest.TestCase):

@@ -159,3 +159,17 @@ TEST_CASE("TFLOPS per watt and utilisation at the clock are derived, and absent 
   CHECK(none.tflops_per_w() == std::nullopt);
   CHECK(tensor_util(none.tflops, none.sm_clock_mhz, 132) == std::nullopt);
 }
+
+TEST_CASE("a peer's run is marked in the file and read back as one; files without the key hold none") {
+  Results in = sample();
+  in.runs[0].peer = true;
+  std::string text = to_json_text(in);
+  CHECK_THAT(text, ContainsSubstring("\"peer\": true"));
+  const Results out = parse_results(text);
+  CHECK(out.runs[0].peer);
+  CHECK_FALSE(out.runs[1].peer);
+  CHECK(to_json_text(out) == text);
+  CHECK_THAT(to_json_text(sample()), !ContainsSubstring("\"peer\""));  // written only for a peer
+  text.replace(text.find("\"peer\": true"), 12, "\"peer\": \"yes\"");
+  CHECK_THROWS_WITH(parse_results(text), ContainsSubstring("not a results file"));
+}

@@ -129,6 +129,15 @@ bool matches(const std::string& op, const std::string& pattern) {
   return op.rfind(pattern, 0) == 0 && (op.size() == pattern.size() || op[pattern.size()] == '.');
 }
 
+// Reads of the SM clock or the global timer: only the trace and bounded-wait builds make them.
+size_t timer_reads(const std::vector<Kernel>& functions) {
+  size_t n = 0;
+  for (const Kernel& f : functions)
+    for (const Instruction& in : f)
+      n += in.operands.find("SR_CLOCK") != std::string::npos || in.operands.find("SR_GLOBALTIMER") != std::string::npos;
+  return n;
+}
+
 size_t count(const std::vector<Kernel>& functions, const std::string& pattern) {
   size_t n = 0;
   for (const Kernel& f : functions)
@@ -224,7 +233,7 @@ TEST_CASE("every registered version has a sass.txt with at least one required in
   }
 }
 
-TEST_CASE("each version's SASS has the instructions of its technique and no local memory") {
+TEST_CASE("each version's SASS has the instructions of its technique and no local memory or timer read") {
   for (const auto& [name, library] : matmul::version_libraries()) {
     const LoadedRule loaded = load_rules(name);
     INFO(name << "'s rules: " << (loaded.error.empty() ? rules_path(name) : loaded.error));
@@ -250,5 +259,7 @@ TEST_CASE("each version's SASS has the instructions of its technique and no loca
       INFO("forbidden everywhere: " << op);
       CHECK(count(functions, op) == 0);
     }
+    INFO("the timeline marks (common/hopper/trace.cuh) compile to nothing outside the trace build");
+    CHECK(timer_reads(functions) == 0);
   }
 }

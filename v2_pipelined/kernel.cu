@@ -12,6 +12,7 @@
 #include "common/hopper/mbarrier.cuh"
 #include "common/hopper/tensor_map.h"
 #include "common/hopper/tma.cuh"
+#include "common/hopper/trace.cuh"
 #include "common/hopper/wgmma.cuh"
 #include "common/problem.h"
 #include "common/tiles.h"
@@ -70,6 +71,8 @@ __global__ void __launch_bounds__(THREADS)
     hopper::tma_load_2d(smem.a[stage], &a_map, &smem.full[stage], k_tile * BK, tile_row);
     hopper::tma_load_2d(smem.b[stage], &b_map, &smem.full[stage], k_tile * BK, tile_col);
   };
+  hopper::trace::Lane lane(hopper::trace::warpgroup);
+  lane.mark(hopper::trace::load);
   // Prefill: the first STAGES - 1 - MMAS_IN_FLIGHT K-steps (fewer when K is short).
   if (threadIdx.x == 0)
     for (int k_tile = 0; k_tile < STAGES - 1 - MMAS_IN_FLIGHT && k_tile < k_tiles; ++k_tile) load(k_tile);
@@ -80,8 +83,11 @@ __global__ void __launch_bounds__(THREADS)
     // The stage this load fills was computed MMAS_IN_FLIGHT + 1 iterations ago: the previous
     // iteration's wait and __syncthreads() saw its WGMMAs complete in every warp. Near the end there
     // is nothing left to load: the ring drains.
+    lane.mark(hopper::trace::load);
     if (threadIdx.x == 0 && k_tile + STAGES - 1 - MMAS_IN_FLIGHT < k_tiles) load(k_tile + STAGES - 1 - MMAS_IN_FLIGHT);
+    lane.mark(hopper::trace::wait_full);
     hopper::mbarrier_wait(&smem.full[stage], phase);
+    lane.mark(hopper::trace::compute);
 
     hopper::wgmma_fence();
 #pragma unroll
@@ -100,6 +106,7 @@ __global__ void __launch_bounds__(THREADS)
     hopper::wgmma_wait<MMAS_IN_FLIGHT>();
 #pragma unroll
     for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+    lane.mark(hopper::trace::wait_other);
     __syncthreads();  // every warp is past its wait before thread 0 refills the stage it freed
     if (++stage == STAGES) {  // a lap of the ring: the barriers' next phase
       stage = 0;
@@ -112,6 +119,7 @@ __global__ void __launch_bounds__(THREADS)
     for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
   }
 
+  lane.mark(hopper::trace::store);
 #pragma unroll
   for (int i = 0; i < BM / hopper::wgmma_m; ++i)
     hopper::store_fragment<BN>(acc[i], c, tile_row + i * hopper::wgmma_m, tile_col, m, n);
@@ -132,6 +140,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   static const cudaError_t sized =
       cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
   CUDA_CHECK(sized);
+  CUDA_CHECK(hopper::trace::attach(stream));
   matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
   CUDA_CHECK(cudaGetLastError());
 }

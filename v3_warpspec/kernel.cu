@@ -13,6 +13,7 @@
 #include "common/hopper/mbarrier.cuh"
 #include "common/hopper/tensor_map.h"
 #include "common/hopper/tma.cuh"
+#include "common/hopper/trace.cuh"
 #include "common/hopper/wgmma.cuh"
 #include "common/problem.h"
 #include "common/tiles.h"
@@ -76,8 +77,11 @@ __global__ void __launch_bounds__(THREADS)
       // is the phase "before" phase 0, already complete, so the first lap of the ring needs no
       // consumer. From the second lap on it waits for the consumer to empty the stage.
       int stage = 0, phase = 0;
+      hopper::trace::Lane lane(hopper::trace::producer);
       for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        lane.mark(hopper::trace::wait_empty);
         hopper::mbarrier_wait(&smem.empty[stage], phase ^ 1);
+        lane.mark(hopper::trace::load);
         hopper::mbarrier_arrive_expect_tx(&smem.full[stage], sizeof(smem.a[stage]) + sizeof(smem.b[stage]));
         hopper::tma_load_2d(smem.a[stage], &a_map, &smem.full[stage], k_tile * BK, tile_row);
         hopper::tma_load_2d(smem.b[stage], &b_map, &smem.full[stage], k_tile * BK, tile_col);
@@ -90,10 +94,13 @@ __global__ void __launch_bounds__(THREADS)
     return;  // the producer's other 127 threads have nothing to do
   }
 
+  hopper::trace::Lane lane(hopper::trace::consumer);
   float acc[BM / hopper::wgmma_m][BN / 2] = {};
   int stage = 0, phase = 0;  // the stage being computed, and the parity of its barrier's phase
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    lane.mark(hopper::trace::wait_full);
     hopper::mbarrier_wait(&smem.full[stage], phase);
+    lane.mark(hopper::trace::compute);
 
     hopper::wgmma_fence();
 #pragma unroll
@@ -126,6 +133,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
   for (int i = 0; i < BM / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
 
+  lane.mark(hopper::trace::store);
 #pragma unroll
   for (int i = 0; i < BM / hopper::wgmma_m; ++i)
     hopper::store_fragment<BN>(acc[i], c, tile_row + i * hopper::wgmma_m, tile_col, m, n);
@@ -146,6 +154,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   static const cudaError_t sized =
       cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
   CUDA_CHECK(sized);
+  CUDA_CHECK(hopper::trace::attach(stream));
   matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
   CUDA_CHECK(cudaGetLastError());
 }

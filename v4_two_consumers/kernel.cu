@@ -15,6 +15,7 @@
 #include "common/hopper/registers.cuh"
 #include "common/hopper/tensor_map.h"
 #include "common/hopper/tma.cuh"
+#include "common/hopper/trace.cuh"
 #include "common/hopper/wgmma.cuh"
 #include "common/problem.h"
 #include "common/tiles.h"
@@ -84,8 +85,11 @@ __global__ void __launch_bounds__(THREADS, 1)
     hopper::release_registers<PRODUCER_REGISTERS>();
     if (threadIdx.x == 0) {
       hopper::PipelineState<STAGES> write;
+      hopper::trace::Lane lane(hopper::trace::producer);
       for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+        lane.mark(hopper::trace::wait_empty);
         uint64_t* full = smem.pipe.producer_acquire(write, sizeof(smem.a[0]) + sizeof(smem.b[0]));
+        lane.mark(hopper::trace::load);
         hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile_row);
         hopper::tma_load_2d(smem.b[write.stage], &b_map, full, k_tile * BK, tile_col);
         write.advance();
@@ -98,8 +102,11 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int consumer_row = (warpgroup - 1) * CONSUMER_ROWS;  // this consumer's first row in the tile
   float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2] = {};
   hopper::PipelineState<STAGES> read, release;  // release trails read by MMAS_IN_FLIGHT K-steps
+  hopper::trace::Lane lane(hopper::trace::consumer, warpgroup - 1);
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+    lane.mark(hopper::trace::wait_full);
     smem.pipe.consumer_wait(read);
+    lane.mark(hopper::trace::compute);
 
     hopper::wgmma_fence();
 #pragma unroll
@@ -128,6 +135,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
   for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
 
+  lane.mark(hopper::trace::store);
 #pragma unroll
   for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
     hopper::store_fragment<BN>(acc[i], c, tile_row + consumer_row + i * hopper::wgmma_m, tile_col, m, n);
@@ -148,6 +156,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   static const cudaError_t sized =
       cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
   CUDA_CHECK(sized);
+  CUDA_CHECK(hopper::trace::attach(stream));
   matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -26,6 +26,7 @@
 #include "common/hopper/registers.cuh"
 #include "common/hopper/tensor_map.h"
 #include "common/hopper/tma.cuh"
+#include "common/hopper/trace.cuh"
 #include "common/hopper/wgmma.cuh"
 #include "common/problem.h"
 #include "common/tiles.h"
@@ -152,10 +153,14 @@ __global__ void __launch_bounds__(THREADS, 1)
     hopper::release_registers<PRODUCER_REGISTERS>();
     if (threadIdx.x == 0) {
       hopper::PipelineState<STAGES> write;
+      hopper::trace::Lane lane(hopper::trace::producer);
       for (int index = scheduler.first(); index != NO_MORE_TILES; index = scheduler.next(index)) {
         const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
+        lane.next_tile(index);
         for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+          lane.mark(hopper::trace::wait_empty);
           smem.pipe.producer_wait(write);
+          lane.mark(hopper::trace::load);
           smem.tile[write.stage] = index;
           uint64_t* full = smem.pipe.producer_expect(write, sizeof(smem.a[0]) + sizeof(smem.b[0]));
           hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM);
@@ -163,6 +168,7 @@ __global__ void __launch_bounds__(THREADS, 1)
           write.advance();
         }
       }
+      lane.mark(hopper::trace::wait_empty);
       smem.pipe.producer_wait(write);  // one more stage, with no data: the consumers' signal to stop
       smem.tile[write.stage] = NO_MORE_TILES;
       smem.pipe.producer_expect(write, 0);
@@ -178,12 +184,15 @@ __global__ void __launch_bounds__(THREADS, 1)
   float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // each tile's first WGMMA overwrites it
   hopper::PipelineState<STAGES> read, release;  // release trails read by MMAS_IN_FLIGHT K-steps
   uint32_t turn_phase = consumer == 0;  // consumer 0's first wait passes at once (parity 1 on a fresh barrier)
+  hopper::trace::Lane lane(hopper::trace::consumer, consumer);
   for (;;) {
     if (pingpong) {  // wait for the other consumer to finish issuing its MMAs; start where it ended
+      lane.mark(hopper::trace::wait_other);
       hopper::mbarrier_wait(&smem.turn[consumer], turn_phase);
       turn_phase ^= 1;
       read = release = smem.next[consumer];
     }
+    lane.mark(hopper::trace::wait_full);
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
     if (index == NO_MORE_TILES) {
@@ -197,9 +206,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
     const int tile_row = tile.m * BM;
     const int tile_col = tile.n * BN;
+    lane.next_tile(index);
 
     for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      lane.mark(hopper::trace::wait_full);
       smem.pipe.consumer_wait(read);
+      lane.mark(hopper::trace::compute);
 
       hopper::wgmma_fence();
 #pragma unroll
@@ -231,6 +243,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     hopper::wgmma_wait<0>();
 #pragma unroll
     for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+    lane.mark(hopper::trace::store);
     // The stages still held go back before the epilogue, so the producer refills them meanwhile.
     for (int held = 0; held < MMAS_IN_FLIGHT && held < k_tiles; ++held) {
       smem.pipe.consumer_release(release);
@@ -311,6 +324,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   }();
   const TileScheduler scheduler{int(tiles), DYNAMIC ? tile_counter(stream) : nullptr};
   const unsigned grid = unsigned(std::min<int64_t>(tiles, resident));
+  CUDA_CHECK(hopper::trace::attach(stream));
   matmul_kernel<T, S><<<grid, THREADS, smem_bytes, stream>>>(a_map, b_map, c_map, tma_store, c, m, n, k, scheduler);
   CUDA_CHECK(cudaGetLastError());
 }

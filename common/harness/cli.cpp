@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/hopper/trace.h"
+
 namespace matmul {
 
 namespace {
@@ -32,10 +34,10 @@ int64_t parse_dimension(const std::string& flag, const std::string& text) {
   return parse_integer(flag, text, dimension_rule);
 }
 
-int parse_count(const std::string& flag, const std::string& text, int min) {
-  const std::string range = "must be between " + std::to_string(min) + " and 1000000";
+int parse_count(const std::string& flag, const std::string& text, int min, int max = 1000000) {
+  const std::string range = "must be between " + std::to_string(min) + " and " + std::to_string(max);
   const int64_t v = parse_integer(flag, text, range);
-  if (v < min || v > 1000000) bad(flag, text, range);
+  if (v < min || v > max) bad(flag, text, range);
   return int(v);
 }
 
@@ -174,6 +176,10 @@ Options parse_options(const std::vector<std::string>& args) {
       o.json = file_name(f, r.take());
     else if (f == "--sustain")
       o.sustain_s = parse_count(f, r.take(), 0);
+    else if (f == "--trace")
+      o.trace = file_name(f, r.take());
+    else if (f == "--trace-ctas")
+      o.trace_ctas = parse_count(f, r.take(), 1, max_trace_ctas);
     else if (f == "--no-check")
       o.check = !r.take_switch();
     else if (f == "--help" || f == "-h")
@@ -184,6 +190,13 @@ Options parse_options(const std::vector<std::string>& args) {
   if (o.help) return o;
   validate_dimensions(o.shape, set_by);
   if (!o.json.empty()) check_output_file("--json", o.json, o.json, false);
+  if (!o.trace.empty()) {
+    if (!hopper::trace::enabled)
+      bad("--trace", o.trace,
+          "this binary was built without tracing; the trace build has it: cmake --preset trace && "
+          "cmake --build build-trace");
+    check_output_file("--trace", o.trace, o.trace, false);
+  }
   return o;
 }
 
@@ -258,19 +271,24 @@ times it against cuBLAS in the same process and prints one table row.
   --sustain S           then run the version alone and cuBLAS alone for S seconds each, and
                         report their clock, board power and TFLOPS per watt (default 0: off)
   --json FILE           also write the result as a results file
+  --trace FILE          (trace build only) write the last launch's timeline: each role's
+                        state changes in the traced CTAs, for plots/timeline.py
+  --trace-ctas N        trace CTAs 0 .. N-1, N from 1 to )" +
+         std::to_string(max_trace_ctas) + R"( (default 1)
   --help                this text
 
-exit codes: 0 pass, 1 wrong result or failure, 2 bad arguments, 3 no usable GPU
+exit codes: 0 pass, 1 wrong result or failure, 2 bad arguments, 3 no usable GPU,
+            4 a shape this kernel cannot run (a peer's own rule, such as N % 8 == 0)
 )";
 }
 
 std::string ladder_usage(const std::string& program) {
   return "usage: " + program + R"( [flags]
-Runs every registered version and cuBLAS in one process over square sizes and both dtypes,
-checks and times each run against cuBLAS, prints a progress line per run and a final table,
-and writes a results file.
+Runs every registered version, the peers (someone else's kernels, for reference) and cuBLAS
+in one process over square sizes and both dtypes, checks and times each run against cuBLAS,
+prints a progress line per run and a final table, and writes a results file.
 
-  --versions A,B,...    only these versions (see --list); cuBLAS always runs
+  --versions A,B,...    only these versions or peers (see --list); cuBLAS always runs
   --sizes S1,S2,...     square sizes (default 512,1024,2048,4096,8192,16384)
   --dtypes fp16,bf16    element types (default both)
   --warmup W            untimed launches before timing, within 1 s (default 10)

@@ -12,11 +12,13 @@
 namespace matmul {
 
 // Exit codes of every binary (docs/design.md, "Command line"): 1 is a wrong result or any other
-// failure (a CUDA error, a file that cannot be written); 2 and 3 are refusals before any GPU work.
-enum ExitCode { exit_pass = 0, exit_failed = 1, exit_bad_arguments = 2, exit_no_gpu = 3 };
+// failure (a CUDA error, a file that cannot be written); 2 and 3 are refusals before any GPU work;
+// 4 is a valid shape that this kernel cannot run (NotImplemented: a peer's rule), refused before it launches.
+enum ExitCode { exit_pass = 0, exit_failed = 1, exit_bad_arguments = 2, exit_no_gpu = 3, exit_not_implemented = 4 };
 
 inline constexpr int min_iters = 20;  // medians come from at least this many timed launches
 inline constexpr int64_t headline_size = 8192;  // where the ladder adds its sustained runs
+inline constexpr int max_trace_ctas = 64;  // each traced CTA's logs take a few MB of device memory
 
 struct TimingFlags {
   int warmup = 10;
@@ -31,6 +33,8 @@ struct Options {
   bool check = true;
   std::string json;  // write the result here too
   int sustain_s = 0;  // seconds of sustained load per kernel after the timing; 0: none
+  std::string trace;  // the trace build only: write the timeline of the last launch here
+  int trace_ctas = 1;  // CTAs 0 .. trace_ctas-1 are traced
   bool help = false;
 };
 
@@ -47,8 +51,8 @@ struct LadderOptions {
   bool help = false;
 };
 
-// Refuses a bad shape (naming the flag that set the dimension) and a --json FILE whose folder does
-// not exist or is not writable.
+// Refuses a bad shape (naming the flag that set the dimension), a --json or --trace FILE whose
+// folder does not exist or is not writable, and --trace in a build without tracing.
 Options parse_options(const std::vector<std::string>& args);
 // `known_versions`: the names --versions accepts (the registered versions and cuBLAS). Refuses an
 // unknown name, then a restricted run without --out, then an output file whose folder can neither

@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "common/check.h"
 #include "common/harness/cublas.h"
 #include "common/harness/fill.h"
 #include "common/harness/gpu.h"
 #include "common/harness/stats.h"
+#include "common/harness/trace_file.h"
 
 namespace matmul {
 
@@ -100,6 +102,7 @@ RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timin
   r.n = s.n;
   r.k = s.k;
   r.config = v.config;
+  r.peer = v.peer;
   if (check) {
     const Verification result = w.verify(v);
     r.rel_err = result.rel_err;
@@ -182,9 +185,22 @@ int run_cli(const Version& v, int argc, char** argv) {
     }
     const DeviceInfo device = query_device();
     require_hopper(device);
+    // Traced, every launch logs (the row's TFLOPS are the traced kernel's); the file holds the last.
+    std::optional<TraceRecording> recording;
+    if (!o.trace.empty()) recording.emplace(o.trace_ctas);
     const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check, o.sustain_s);
     std::cout << table_header() << "\n" << table_row(r) << "\n" << sustained_lines(r, device.sm_count) << std::flush;
     if (!o.json.empty()) write_results(o.json, Results{device, git_commit(), utc_now(), {r}, {}});
+    if (recording) {
+      const std::vector<LaneLog> logs = recording->read();
+      write_file(o.trace, trace_json({v.name, o.dtype, o.shape, device, git_commit(), utc_now()}, logs));
+      std::cout << "timeline of the last launch, " << logs.size() << " role logs in " << o.trace_ctas
+                << " CTA(s): " << o.trace << "\n";
+      for (const LaneLog& log : logs)
+        if (log.dropped())
+          std::cerr << v.name << ": warning: CTA " << log.block << "'s " << log.name() << " dropped its last "
+                    << log.dropped() << " marks (the log's capacity)\n";
+    }
     return int(r.pass.value_or(true) ? exit_pass : exit_failed);
   });
 }
@@ -198,6 +214,9 @@ int run_guarded(const std::string& program, const std::function<int()>& body) {
   } catch (const NoUsableGpu& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return exit_no_gpu;
+  } catch (const NotImplemented& e) {
+    std::cerr << program << ": not implemented: " << e.what() << "\n";
+    return exit_not_implemented;
   } catch (const std::exception& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
     return exit_failed;

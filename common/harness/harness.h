@@ -63,7 +63,7 @@ std::string sustained_lines(const RunRecord& r, int sm_count);
 int run_cli(const Version& v, int argc, char** argv);
 
 // Runs body and maps exceptions to one line on stderr and an exit code: bad input 2,
-// no usable GPU 3, anything else 1.
+// no usable GPU 3, a shape the kernel cannot run 4 (NotImplemented: a peer's rule), anything else 1.
 int run_guarded(const std::string& program, const std::function<int()>& body);
 
 }  // namespace matmul

@@ -110,6 +110,7 @@ json run_json(const RunRecord& r, int sm_count) {
             {"sm_clock_mhz", optional_json(r.sm_clock_mhz)},
             {"power_w", optional_json(r.power_w)},
             {"tensor_util", optional_json(tensor_util(r.tflops, r.sm_clock_mhz, sm_count))}};
+  if (r.peer) j["peer"] = true;
   if (r.sustained)
     j["sustained"] = {{"seconds", r.sustained->seconds},
                       {"version", kernel_json(r.sustained->version, sm_count)},
@@ -137,6 +138,7 @@ void from_json(const json& j, RunRecord& r) {
   r.spread_pct = j.value("spread_pct", 0.0);
   r.sm_clock_mhz = optional_if_present<double>(j, "sm_clock_mhz");
   r.power_w = optional_if_present<double>(j, "power_w");
+  r.peer = j.value("peer", false);
   if (j.contains("sustained"))
     r.sustained = Sustained{j["sustained"].at("seconds").get<double>(), kernel_from(j["sustained"].at("version")),
                             kernel_from(j["sustained"].at("cublas"))};
@@ -177,11 +179,13 @@ Results parse_results(const std::string& text) {
   }
 }
 
-void write_results(const std::string& path, const Results& r) {
+void write_results(const std::string& path, const Results& r) { write_file(path, to_json_text(r)); }
+
+void write_file(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << to_json_text(r);
+    out << text;
     out.close();
     if (!out) throw std::runtime_error("cannot write " + tmp);
   }

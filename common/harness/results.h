@@ -41,6 +41,7 @@ struct RunRecord {
   // The file also holds tensor_util, derived from them (tensor_util() above).
   std::optional<double> sm_clock_mhz, power_w;
   std::optional<Sustained> sustained;  // only where a sustained run was asked for
+  bool peer = false;  // a peer's run (Version::peer); written only when true, absent in older files
 };
 
 // A run the ladder left out, and why (a version too slow for a size).
@@ -64,9 +65,11 @@ std::string to_json_text(const Results& r);
 // Throws std::invalid_argument naming what is missing or malformed.
 Results parse_results(const std::string& text);
 
+void write_results(const std::string& path, const Results& r);
+
 // Writes to a temporary file beside `path`, then renames it over `path`: a crash never leaves
 // half a file, and an earlier file survives until the new one is complete.
-void write_results(const std::string& path, const Results& r);
+void write_file(const std::string& path, const std::string& text);
 
 Results read_results(const std::string& path);
 
