@@ -149,7 +149,7 @@ def version_link(root, page, version):
 
 def provenance(results):
     d = results["device"]
-    return (f"{d['name']}, {d['sm_count']} SMs, SM clock up to {d['sm_clock_mhz']} MHz; "
+    return (f"{d['name']}, {d['sm_count']} SMs, maximum SM clock {d['sm_clock_mhz']} MHz; "
             f"`{RESULTS}` from {results['date'][:10]}, git {results['git']}")
 
 
