@@ -9,26 +9,17 @@
 #include <iostream>
 #include <map>
 
-#include "common/harness/cublas.h"
+#include "bench/all_kernels.h"
 #include "common/harness/harness.h"
-#include "matmul_versions.h"
 
 namespace matmul {
 namespace {
 
-// Every version the ladder can run, in ladder order, then the peers, cuBLAS last.
-std::vector<const Version*> all_versions() {
-  std::vector<const Version*> all = registered_versions();
-  for (const Version* peer : registered_peers()) all.push_back(peer);
-  all.push_back(&cublas_version());
-  return all;
-}
-
-// `names` were checked by parse_ladder_options: each is one of all_versions().
+// `names` were checked by parse_ladder_options: each is one of all_kernels().
 std::vector<const Version*> select_versions(const std::vector<std::string>& names) {
-  if (names.empty()) return all_versions();
+  if (names.empty()) return all_kernels();
   std::vector<const Version*> chosen;
-  for (const Version* v : all_versions()) {
+  for (const Version* v : all_kernels()) {
     bool wanted = v->name == "cublas";  // the baseline always runs
     for (const std::string& name : names) wanted = wanted || name == v->name;
     if (wanted) chosen.push_back(v);
@@ -53,7 +44,7 @@ double predicted_seconds(double ms, const TimingFlags& t) {
 
 int ladder(int argc, char** argv) {
   std::vector<std::string> known;
-  for (const Version* v : all_versions()) known.push_back(v->name);
+  for (const Version* v : all_kernels()) known.push_back(v->name);
   const LadderOptions o = parse_ladder_options(std::vector<std::string>(argv + 1, argv + argc), known);
   if (o.help) {
     std::cout << ladder_usage(argv[0]);

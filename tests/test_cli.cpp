@@ -213,3 +213,43 @@ TEST_CASE("each kind of failure has its own exit code and a shape a peer cannot 
   CHECK(exit_code(std::runtime_error("other")) == exit_failed);
   CHECK(exit_not_implemented == 4);  // docs/design.md's table
 }
+
+TEST_CASE("head_to_head CLI takes two kernels, sizes, dtypes, timing and rounds") {
+  const std::vector<std::string> known{"v6_tma_store", "v7_multicast", "cutlass_pingpong", "cublas"};
+  const HeadToHeadOptions d = parse_head_to_head_options({"--versions", "v7_multicast,cutlass_pingpong"}, known);
+  CHECK(d.versions == std::vector<std::string>{"v7_multicast", "cutlass_pingpong"});
+  CHECK(d.sizes == std::vector<int64_t>{4096, 8192, 16384});
+  CHECK(d.dtypes.size() == 2);
+  CHECK(d.timing.iters == 100);
+  CHECK(d.rounds == 4);
+  const HeadToHeadOptions o = parse_head_to_head_options(
+      {"--versions=cublas,v6_tma_store", "--sizes", "8192", "--dtypes", "bf16", "--iters", "40", "--rounds", "2"},
+      known);
+  CHECK(o.sizes == std::vector<int64_t>{8192});
+  CHECK(o.dtypes == std::vector<DType>{DType::bf16});
+  CHECK(o.timing.iters == 40);
+  CHECK(o.rounds == 2);
+}
+
+TEST_CASE("head_to_head CLI refuses anything but two different known kernels, and bad counts") {
+  const std::vector<std::string> known{"v6_tma_store", "v7_multicast", "cublas"};
+  const auto refused = [&](std::vector<std::string> args) {
+    try {
+      parse_head_to_head_options(args, known);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(refused({}), ContainsSubstring("--versions '' is invalid: expected two different kernels, A,B"));
+  CHECK_THAT(refused({"--versions", "v7_multicast"}), ContainsSubstring("expected two different kernels"));
+  CHECK_THAT(refused({"--versions", "cublas,cublas"}), ContainsSubstring("--versions 'cublas,cublas' is invalid"));
+  CHECK_THAT(refused({"--versions", "v7_multicast,v9_x"}),
+             ContainsSubstring("--versions 'v9_x' is invalid: not a registered version (registered: v6_tma_store, "
+                               "v7_multicast, cublas)"));
+  CHECK_THAT(refused({"--versions", "v7_multicast,cublas", "--rounds", "0"}),
+             ContainsSubstring("--rounds 0 is invalid: must be between 1 and 100"));
+  CHECK_THAT(refused({"--versions", "v7_multicast,cublas", "--iters", "5"}), ContainsSubstring("--iters 5 is invalid"));
+  CHECK_THAT(refused({"--versions", "v7_multicast,cublas", "--sizes", "0"}), ContainsSubstring("--sizes 0"));
+  CHECK_THAT(refused({"--versions", "v7_multicast,cublas", "--out", "x"}), ContainsSubstring("unknown flag --out"));
+}

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -135,6 +136,35 @@ class ArgReader {
   std::optional<std::string> inline_value_;
 };
 
+// --sizes S1,S2,... and --dtypes A,B: the square sizes and the element types a run walks.
+bool parse_workload_flag(ArgReader& r, std::vector<int64_t>& sizes, std::vector<DType>& dtypes) {
+  const std::string& f = r.flag();
+  if (f == "--sizes") {
+    sizes.clear();
+    for (const std::string& s : split(f, r.take())) {
+      sizes.push_back(parse_dimension(f, s));
+      const std::string set_by = f + " " + s;
+      validate_dimensions({sizes.back(), sizes.back(), sizes.back()}, {set_by, set_by, set_by});
+    }
+  } else if (f == "--dtypes") {
+    dtypes.clear();
+    for (const std::string& s : split(f, r.take())) dtypes.push_back(parse_dtype_flag(f, s));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Every name of --versions is one of `known`.
+void check_known(const std::vector<std::string>& names, const std::vector<std::string>& known) {
+  for (const std::string& name : names) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    bad("--versions", "'" + name + "'", "not a registered version (registered: " + list + ")");
+  }
+}
+
 bool parse_timing_flag(ArgReader& r, TimingFlags& t) {
   if (r.flag() == "--warmup")
     t.warmup = parse_count(r.flag(), r.take(), 0);
@@ -210,16 +240,7 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args,
     restricted = restricted || f == "--versions" || f == "--sizes" || f == "--dtypes";
     if (f == "--versions") {
       o.versions = split(f, r.take());
-    } else if (f == "--sizes") {
-      o.sizes.clear();
-      for (const std::string& s : split(f, r.take())) {
-        o.sizes.push_back(parse_dimension(f, s));
-        const std::string set_by = f + " " + s;
-        validate_dimensions({o.sizes.back(), o.sizes.back(), o.sizes.back()}, {set_by, set_by, set_by});
-      }
-    } else if (f == "--dtypes") {
-      o.dtypes.clear();
-      for (const std::string& s : split(f, r.take())) o.dtypes.push_back(parse_dtype_flag(f, s));
+    } else if (parse_workload_flag(r, o.sizes, o.dtypes)) {
     } else if (f == "--sustain") {
       o.sustain_s = parse_count(f, r.take(), 0);
     } else if (f == "--budget") {
@@ -235,15 +256,7 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args,
     }
   }
   if (o.help) return o;
-  for (const std::string& name : o.versions) {
-    bool known = false;
-    for (const std::string& k : known_versions) known = known || k == name;
-    if (!known) {
-      std::string list;
-      for (const std::string& k : known_versions) list += (list.empty() ? "" : ", ") + k;
-      bad("--versions", "'" + name + "'", "not a registered version (registered: " + list + ")");
-    }
-  }
+  check_known(o.versions, known_versions);
   if (o.list) return o;
   if (restricted && o.out.empty())
     throw std::invalid_argument(
@@ -282,6 +295,31 @@ exit codes: 0 pass, 1 wrong result or failure, 2 bad arguments, 3 no usable GPU,
 )";
 }
 
+HeadToHeadOptions parse_head_to_head_options(const std::vector<std::string>& args,
+                                             const std::vector<std::string>& known_versions) {
+  HeadToHeadOptions o;
+  ArgReader r(args);
+  while (r.next()) {
+    const std::string& f = r.flag();
+    if (f == "--versions")
+      o.versions = split(f, r.take());
+    else if (f == "--rounds")
+      o.rounds = parse_count(f, r.take(), 1, 100);
+    else if (f == "--help" || f == "-h")
+      o.help = r.take_switch();
+    else if (!parse_workload_flag(r, o.sizes, o.dtypes) && !parse_timing_flag(r, o.timing))
+      r.unknown();
+  }
+  if (o.help) return o;
+  if (o.versions.size() != 2 || o.versions[0] == o.versions[1]) {
+    std::string given;
+    for (const std::string& v : o.versions) given += (given.empty() ? "" : ",") + v;
+    bad("--versions", "'" + given + "'", "expected two different kernels, A,B");
+  }
+  check_known(o.versions, known_versions);
+  return o;
+}
+
 std::string ladder_usage(const std::string& program) {
   return "usage: " + program + R"( [flags]
 Runs every registered version, the peers (someone else's kernels, for reference) and cuBLAS
@@ -300,6 +338,25 @@ prints a progress line per run and a final table, and writes a results file.
   --out FILE            results file (default results/<gpu>.json; required with
                         --versions, --sizes or --dtypes, so a partial run never replaces it)
   --list                print the registered versions and exit
+  --help                this text
+)";
+}
+
+std::string head_to_head_usage(const std::string& program) {
+  return "usage: " + program + R"( --versions A,B [flags]
+Times two kernels (versions, peers or cublas) against each other in one process, launch by
+launch: A, B, A, B, ... after a warm-up, in rounds that alternate which one goes first. Under a
+power cap each kernel sets the clock the other runs at too, so this pairing, not each one's ratio
+to its own cuBLAS launches, says which is faster. Both are checked first. Prints each round's
+medians and B/A (above 1: A is faster), then the median of the rounds.
+
+  --versions A,B        the two kernels (see build/bin/ladder --list)
+  --sizes S1,S2,...     square sizes (default 4096,8192,16384)
+  --dtypes fp16,bf16    element types (default both)
+  --warmup W            untimed launches of each before timing, within 1 s (default 10)
+  --iters I             timed pairs per round, at least )" +
+         std::to_string(min_iters) + R"( (default 100)
+  --rounds R            rounds per size and dtype, 1 to 100 (default 4)
   --help                this text
 )";
 }

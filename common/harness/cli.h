@@ -51,6 +51,16 @@ struct LadderOptions {
   bool help = false;
 };
 
+// Two kernels head to head, launch by launch in one process: build/bin/head_to_head --versions A,B
+struct HeadToHeadOptions {
+  std::vector<std::string> versions;  // exactly two
+  std::vector<int64_t> sizes{4096, 8192, 16384};
+  std::vector<DType> dtypes{DType::fp16, DType::bf16};
+  TimingFlags timing{10, 100};
+  int rounds = 4;  // interleaved runs per size and dtype, alternating which kernel goes first
+  bool help = false;
+};
+
 // Refuses a bad shape (naming the flag that set the dimension), a --json or --trace FILE whose
 // folder does not exist or is not writable, and --trace in a build without tracing.
 Options parse_options(const std::vector<std::string>& args);
@@ -60,7 +70,12 @@ Options parse_options(const std::vector<std::string>& args);
 LadderOptions parse_ladder_options(const std::vector<std::string>& args,
                                    const std::vector<std::string>& known_versions);
 
+// `known_versions`: the names --versions accepts. Refuses anything but two distinct known names.
+HeadToHeadOptions parse_head_to_head_options(const std::vector<std::string>& args,
+                                             const std::vector<std::string>& known_versions);
+
 std::string usage(const std::string& program);
 std::string ladder_usage(const std::string& program);
+std::string head_to_head_usage(const std::string& program);
 
 }  // namespace matmul

@@ -82,9 +82,11 @@ Verification Workspace::verify(const Version& v) {
   return result;
 }
 
-Timings Workspace::time(const Version& v, const TimingFlags& t) {
+Timings Workspace::time(const Version& v, const TimingFlags& t) { return time_against(v, cublas_version(), t); }
+
+Timings Workspace::time_against(const Version& v, const Version& other, const TimingFlags& t) {
   return time_interleaved([&](cudaStream_t s) { run(v, c_data(), s); },
-                          [&](cudaStream_t s) { run(cublas_version(), c_cublas_.get(), s); }, t.warmup, t.iters);
+                          [&](cudaStream_t s) { run(other, c_cublas_.get(), s); }, t.warmup, t.iters);
 }
 
 SustainedRun Workspace::sustain(const Version& v, double seconds) {

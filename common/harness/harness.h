@@ -29,6 +29,8 @@ class Workspace {
 
   // `warmup` + `iters` launches of `v`, each paired with a cuBLAS launch.
   Timings time(const Version& v, const TimingFlags& t);
+  // The same, each launch of `v` paired with one of `other` (into cuBLAS's C) instead.
+  Timings time_against(const Version& v, const Version& other, const TimingFlags& t);
 
   // `v` alone (the version or cuBLAS) under a sustained load of about `seconds`.
   SustainedRun sustain(const Version& v, double seconds);
