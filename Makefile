@@ -42,9 +42,9 @@ plots: setup
 clean:
 	rm -rf $(BUILD)
 
-## distclean  remove build/, build-debug/, build-trace/, .venv and .tools: everything setup and the builds made
+## distclean  remove build/, build-debug/, build-trace/, build-sweep/, .venv and .tools: everything setup and the builds made
 distclean:
-	rm -rf $(sort $(BUILD) build build-debug build-trace) .venv .tools
+	rm -rf $(sort $(BUILD) build build-debug build-trace build-sweep) .venv .tools
 
 .PHONY: diff docs sanitize profile format timeline
 
