@@ -19,9 +19,8 @@ const Version& find(const std::string& name) {
 }
 
 int head_to_head(int argc, char** argv) {
-  std::vector<std::string> known;
-  for (const Version* v : all_kernels()) known.push_back(v->name);
-  const HeadToHeadOptions o = parse_head_to_head_options(std::vector<std::string>(argv + 1, argv + argc), known);
+  const HeadToHeadOptions o =
+      parse_head_to_head_options(std::vector<std::string>(argv + 1, argv + argc), kernel_names());
   if (o.help) {
     std::cout << head_to_head_usage(argv[0]);
     return exit_pass;

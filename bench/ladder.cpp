@@ -43,9 +43,7 @@ double predicted_seconds(double ms, const TimingFlags& t) {
 }
 
 int ladder(int argc, char** argv) {
-  std::vector<std::string> known;
-  for (const Version* v : all_kernels()) known.push_back(v->name);
-  const LadderOptions o = parse_ladder_options(std::vector<std::string>(argv + 1, argv + argc), known);
+  const LadderOptions o = parse_ladder_options(std::vector<std::string>(argv + 1, argv + argc), kernel_names());
   if (o.help) {
     std::cout << ladder_usage(argv[0]);
     return exit_pass;

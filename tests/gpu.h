@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/all_kernels.h"
 #include "common/check.h"
 #include "common/harness/cublas.h"
 #include "common/harness/gpu.h"
 #include "common/problem.h"
-#include "matmul_versions.h"
 
 // Why the GPU tests cannot run here, or "" when they can: query_device's reason ("no NVIDIA
 // GPU/driver found", or the GPU that is not Hopper).
@@ -38,9 +38,7 @@ inline std::string gpu_unavailable_reason() {
 // (with_baseline) run; a test left with nothing to run is skipped. A name that is neither is an
 // error, not an empty selection.
 inline std::vector<const matmul::Version*> tested_versions(bool with_baseline = false) {
-  std::vector<const matmul::Version*> all = matmul::registered_versions();
-  for (const matmul::Version* peer : matmul::registered_peers()) all.push_back(peer);
-  all.push_back(&matmul::cublas_version());
+  const std::vector<const matmul::Version*> all = matmul::all_kernels();
   const char* env = std::getenv("MATMUL_TEST_VERSIONS");
   const std::string names = env ? env : "";
   const auto selected = [&](const std::string& version) {

@@ -240,7 +240,6 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args,
     restricted = restricted || f == "--versions" || f == "--sizes" || f == "--dtypes";
     if (f == "--versions") {
       o.versions = split(f, r.take());
-    } else if (parse_workload_flag(r, o.sizes, o.dtypes)) {
     } else if (f == "--sustain") {
       o.sustain_s = parse_count(f, r.take(), 0);
     } else if (f == "--budget") {
@@ -251,7 +250,7 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args,
       o.list = r.take_switch();
     } else if (f == "--help" || f == "-h") {
       o.help = r.take_switch();
-    } else if (!parse_timing_flag(r, o.timing)) {
+    } else if (!parse_workload_flag(r, o.sizes, o.dtypes) && !parse_timing_flag(r, o.timing)) {
       r.unknown();
     }
   }

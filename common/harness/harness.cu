@@ -193,16 +193,7 @@ int run_cli(const Version& v, int argc, char** argv) {
     const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check, o.sustain_s);
     std::cout << table_header() << "\n" << table_row(r) << "\n" << sustained_lines(r, device.sm_count) << std::flush;
     if (!o.json.empty()) write_results(o.json, Results{device, git_commit(), utc_now(), {r}, {}});
-    if (recording) {
-      const std::vector<LaneLog> logs = recording->read();
-      write_file(o.trace, trace_json({v.name, o.dtype, o.shape, device, git_commit(), utc_now()}, logs));
-      std::cout << "timeline of the last launch, " << logs.size() << " role logs in " << o.trace_ctas
-                << " CTA(s): " << o.trace << "\n";
-      for (const LaneLog& log : logs)
-        if (log.dropped())
-          std::cerr << v.name << ": warning: CTA " << log.block << "'s " << log.name() << " dropped its last "
-                    << log.dropped() << " marks (the log's capacity)\n";
-    }
+    if (recording) write_trace(o.trace, {v.name, o.dtype, o.shape, device, git_commit(), utc_now()}, *recording);
     return int(r.pass.value_or(true) ? exit_pass : exit_failed);
   });
 }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <stdexcept>
+
+#include "common/harness/results.h"
 
 namespace matmul {
 
@@ -145,6 +147,16 @@ std::string trace_json(const TraceInfo& info, const std::vector<LaneLog>& logs) 
     text += "\n  ]}";
   }
   return text + "\n ]\n}\n";
+}
+
+void write_trace(const std::string& path, const TraceInfo& info, const TraceRecording& recording) {
+  const std::vector<LaneLog> logs = recording.read();
+  write_file(path, trace_json(info, logs));
+  std::cout << "timeline of the last launch, " << logs.size() << " role logs: " << path << "\n";
+  for (const LaneLog& log : logs)
+    if (log.dropped())
+      std::cerr << info.version << ": warning: CTA " << log.block << "'s " << log.name() << " dropped its last "
+                << log.dropped() << " marks (the log's capacity)\n";
 }
 
 }  // namespace matmul

@@ -47,6 +47,10 @@ struct TraceInfo {
   std::string git, date;
 };
 
+// Reads the recording back and writes its trace file to `path`, with a line on stdout saying so and
+// a warning on stderr for each log that outgrew its capacity.
+void write_trace(const std::string& path, const TraceInfo& info, const TraceRecording& recording);
+
 // The trace file's text. A log's marks become events, each from its mark to the next; clocks
 // become nanoseconds through the log's two (clock, %globaltimer) pairs, counted from the earliest
 // log's start. Throws std::runtime_error when there is no log (the version has no roles to trace).

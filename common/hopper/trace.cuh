@@ -1,7 +1,7 @@
 // Timelines in a kernel: each role builds a Lane and marks each change of state; the Lane's end of
-// scope closes the log. In the normal
-// build a Lane is empty and every call compiles to nothing (the SASS test checks that no kernel
-// reads a timer); in the trace build one thread per role writes its log (trace.h).
+// scope closes the log. In the normal build a Lane is empty and every call compiles to nothing (the
+// SASS test checks that no kernel reads a timer); in the trace build one thread per role writes its
+// log (trace.h).
 #pragma once
 #include <cuda_runtime.h>
 

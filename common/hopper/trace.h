@@ -37,7 +37,7 @@ struct Log {
   uint32_t index;
   uint32_t sm;
   uint32_t count;  // marks made, stored or not: more than the capacity means some were dropped
-  uint32_t unused;
+  uint32_t padding;  // the clocks below start 8-byte aligned
   int64_t clock0, ns0, clock1, ns1;
   // followed by `capacity` Marks
 };
