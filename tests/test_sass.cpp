@@ -4,6 +4,7 @@
 //   require OP              OP appears at least once
 //   forbid OP               OP never appears
 //   forbid_in_mma_loop OP   OP never appears in the loop around the HGMMAs
+//   require_in_mma_loop OP  OP appears in the loop around the HGMMAs, in every kernel
 // and `#` starts a comment line. A new version adds its own sass.txt; nothing here changes.
 #include <catch2/catch_test_macros.hpp>
 
@@ -29,6 +30,7 @@ struct SassRule {
   std::vector<std::string> required;  // each must appear at least once
   std::vector<std::string> forbidden;  // none may appear
   std::vector<std::string> forbidden_in_mma_loop;  // none may appear in the loop around the HGMMAs
+  std::vector<std::string> required_in_mma_loop;  // each must appear in every kernel's loop around the HGMMAs
 };
 
 // A sass.txt read: `rule`, or why it could not be read in `error` (naming the file and the line).
@@ -49,12 +51,14 @@ LoadedRule parse_rules(std::istream& text, const std::string& where) {
     if (keyword.empty() || keyword[0] == '#') continue;
     words >> op >> extra;
     const std::string at = where + ":" + std::to_string(number) + ": ";
-    std::vector<std::string>* list = keyword == "require"              ? &out.rule.required
-                                     : keyword == "forbid"             ? &out.rule.forbidden
-                                     : keyword == "forbid_in_mma_loop" ? &out.rule.forbidden_in_mma_loop
-                                                                       : nullptr;
+    std::vector<std::string>* list = keyword == "require"               ? &out.rule.required
+                                     : keyword == "forbid"              ? &out.rule.forbidden
+                                     : keyword == "forbid_in_mma_loop"  ? &out.rule.forbidden_in_mma_loop
+                                     : keyword == "require_in_mma_loop" ? &out.rule.required_in_mma_loop
+                                                                        : nullptr;
     if (list == nullptr) {
-      out.error = at + "unknown keyword '" + keyword + "' (known: require, forbid, forbid_in_mma_loop)";
+      out.error =
+          at + "unknown keyword '" + keyword + "' (known: require, forbid, forbid_in_mma_loop, require_in_mma_loop)";
       return out;
     }
     if (op.empty() || !extra.empty()) {
@@ -202,12 +206,14 @@ TEST_CASE("SASS parsing reads cuobjdump's instruction lines and finds the MMA lo
 TEST_CASE("sass.txt parsing: rules by keyword, comments skipped, bad files refused with the line") {
   {
     std::istringstream text(
-        "# what this file is\n\nrequire HGMMA\n  forbid FFMA\nforbid_in_mma_loop BAR.SYNC\n# forbid X\n");
+        "# what this file is\n\nrequire HGMMA\n  forbid FFMA\nforbid_in_mma_loop BAR.SYNC\nrequire_in_mma_loop STSM\n# "
+        "forbid X\n");
     const LoadedRule r = parse_rules(text, "v9/sass.txt");
     CHECK(r.error.empty());
     CHECK(r.rule.required == std::vector<std::string>{"HGMMA"});
     CHECK(r.rule.forbidden == std::vector<std::string>{"FFMA"});
     CHECK(r.rule.forbidden_in_mma_loop == std::vector<std::string>{"BAR.SYNC"});
+    CHECK(r.rule.required_in_mma_loop == std::vector<std::string>{"STSM"});
   }
   {
     std::istringstream text("require HGMMA\nforbidden FFMA\n");
@@ -254,6 +260,11 @@ TEST_CASE("each version's SASS has the instructions of its technique and no loca
       for (const Kernel& f : functions) {
         INFO("forbidden in the loop around the HGMMAs: " << op);
         CHECK(count_in_mma_loop(f, op) == 0);
+      }
+    for (const std::string& op : r.required_in_mma_loop)
+      for (const Kernel& f : functions) {
+        INFO("required in the loop around the HGMMAs: " << op);
+        CHECK(count_in_mma_loop(f, op) > 0);
       }
     for (const std::string& op : forbidden_everywhere) {
       INFO("forbidden everywhere: " << op);

@@ -44,6 +44,7 @@ constexpr int BK = 64;
 constexpr int STAGES = 4;  // stages in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
 constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
+constexpr int HILBERT = 0;  // 1: Hilbert order instead, where the blocks form a power-of-two square
 constexpr int CLUSTER_M = 2;  // CTAs of a cluster along M: they share the B tile, loaded once
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the A tile, loaded once
 constexpr int CONSUMERS = 2;
@@ -111,7 +112,9 @@ struct TileScheduler {
   // stick out of C: the CTA computes a tile wholly outside it, its loads zero-filled, its stores
   // clipped, and its peers still get their shared operand.
   __device__ static matmul::TileCoord tile(int unit, int blocks_m, int blocks_n, uint32_t rank) {
-    const matmul::TileCoord block = matmul::grouped_tile(unit, blocks_m, blocks_n, GROUP);
+    const bool hilbert = HILBERT && blocks_m == blocks_n && (blocks_m & (blocks_m - 1)) == 0;
+    const matmul::TileCoord block =
+        hilbert ? matmul::hilbert_tile(unit, blocks_m) : matmul::grouped_tile(unit, blocks_m, blocks_n, GROUP);
     return {block.m * CLUSTER_M + int(rank) % CLUSTER_M, block.n * CLUSTER_N + int(rank) / CLUSTER_M};
   }
 
@@ -381,6 +384,7 @@ const matmul::Version version{
         {"STAGES", STAGES},
         {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"GROUP", GROUP},
+        {"HILBERT", HILBERT},
         {"CLUSTER_M", CLUSTER_M},
         {"CLUSTER_N", CLUSTER_N},
         {"CONSUMERS", CONSUMERS},

@@ -73,24 +73,30 @@ __device__ inline void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t
                : "memory");
 }
 
-// Writes columns 64q .. 64q+63 of this warpgroup's 64 × N accumulator tile into `box`: 64 rows of
-// 128 bytes, 128-byte swizzled as TMA expects (16-byte chunk c of row r at chunk c ^ (r % 8)), and
-// 1024-byte aligned. Each stmatrix covers the 16 rows of one warp and 16 columns; the eight rows of
-// a matrix fall in eight different chunks, so no matrix conflicts with itself in the shared-memory banks.
-template <int N, typename T>
-__device__ inline void store_fragment_swizzled(const float (&d)[N / 2], int q, T* box) {
+// Writes 64 columns of this warpgroup's 64 × N accumulator tile into `box`: 64 rows of 128 bytes,
+// 128-byte swizzled as TMA expects (16-byte chunk c of row r at chunk c ^ (r % 8)), and 1024-byte
+// aligned. p[0..15] hold its 32 accumulator registers packed in pairs, pack_pair(d[2i], d[2i+1]).
+// Each stmatrix covers the 16 rows of one warp and 16 columns; the eight rows of a matrix fall in
+// eight different chunks, so no matrix conflicts with itself in the shared-memory banks.
+__device__ inline void store_box_swizzled(const uint32_t* p, void* box) {
   static_assert(swizzle_atom_bytes == 8 * 128, "the box is 8-row groups of 128-byte rows");
   const int warp = threadIdx.x % warpgroup_threads / 32, lane = threadIdx.x % 32;
   const int matrix = lane / 8, row = 16 * warp + 8 * (matrix % 2) + lane % 8;  // the row this lane addresses
-  unsigned char* row_start = reinterpret_cast<unsigned char*>(box) + 128 * row;
+  unsigned char* row_start = static_cast<unsigned char*>(box) + 128 * row;
 #pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    const int j = 8 * q + 2 * p;  // accumulator groups j and j + 1: 16 columns
-    const int chunk = 2 * p + matrix / 2;  // the 16-byte chunk of the row this lane's matrix lands in
-    stmatrix_x4(row_start + 16 * (chunk ^ (row % 8)), pack_pair<T>(d[4 * j], d[4 * j + 1]),
-                pack_pair<T>(d[4 * j + 2], d[4 * j + 3]), pack_pair<T>(d[4 * j + 4], d[4 * j + 5]),
-                pack_pair<T>(d[4 * j + 6], d[4 * j + 7]));
+  for (int g = 0; g < 4; ++g) {  // accumulator groups 2g and 2g + 1: 16 columns
+    const int chunk = 2 * g + matrix / 2;  // the 16-byte chunk of the row this lane's matrix lands in
+    stmatrix_x4(row_start + 16 * (chunk ^ (row % 8)), p[4 * g], p[4 * g + 1], p[4 * g + 2], p[4 * g + 3]);
   }
+}
+
+// Columns 64q .. 64q+63 of the accumulator tile d, rounded to T, into `box` (store_box_swizzled).
+template <int N, typename T>
+__device__ inline void store_fragment_swizzled(const float (&d)[N / 2], int q, T* box) {
+  uint32_t p[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) p[i] = pack_pair<T>(d[32 * q + 2 * i], d[32 * q + 2 * i + 1]);
+  store_box_swizzled(p, box);
 }
 // [/region:stmatrix]
 

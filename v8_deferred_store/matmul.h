@@ -1,0 +1,21 @@
+// The version's API: C = A·Bᵀ with A m×k, B n×k, C m×n, all row-major device pointers,
+// fp32 accumulation. Throws std::invalid_argument (nothing launched) for an invalid problem.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "common/version.h"
+
+namespace v8_deferred_store {
+
+void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream = nullptr);
+void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
+            cudaStream_t stream = nullptr);
+
+// For the harness and the ladder: the faster schedule (PINGPONG in kernel.cu picks it), and the
+// other one, v8_deferred_store_pingpong, which has its own binary and runs wherever a version runs.
+extern const matmul::Version version;
+extern const matmul::Version alternative;
+
+}  // namespace v8_deferred_store
