@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         release.advance();
       }
       read.advance();
-      if (stored < BOXES) store_next_box();  // this K-step's WGMMAs run meanwhile
+      if (!pingpong && stored < BOXES) store_next_box();  // this K-step's WGMMAs run meanwhile
     }
     if (pingpong) {  // the tensor cores go to the other consumer while this one drains and stores
       if (storer) smem.next[1 - consumer] = read;
@@ -320,6 +320,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     out_row = tile_row + consumer_row;
     out_col = tile_col;
     stored = 0;
+    // Ping-pong needs no deferring: the other consumer's MMAs already run while this one stores.
+    if (pingpong)
+      while (stored < BOXES) store_next_box();
   }
 }
 // [/region:kernel]
