@@ -263,7 +263,8 @@ TEST_CASE("each version's SASS has the instructions of its technique and no loca
       }
     for (const std::string& op : r.required_in_mma_loop) {
       INFO("required in the loop around the HGMMAs of at least one kernel: " << op);
-      CHECK(std::any_of(functions.begin(), functions.end(), [&](const Kernel& f) { return count_in_mma_loop(f, op) > 0; }));
+      CHECK(std::any_of(functions.begin(), functions.end(),
+                        [&](const Kernel& f) { return count_in_mma_loop(f, op) > 0; }));
     }
     for (const std::string& op : forbidden_everywhere) {
       INFO("forbidden everywhere: " << op);
