@@ -9,13 +9,18 @@
 // so each consumer also releases the stage in its peers (a remote mbarrier arrival), and a cluster
 // barrier at the start and at the end makes sure no CTA writes into or arrives on a peer that has
 // not initialised its barriers, or has already left. The CTAs of a cluster must walk the same
-// sequence of tile blocks, so the scheduler is v5's static stride, over clusters.
+// sequence of tile blocks, so v6's dynamic queue is drawn from by the cluster's rank 0 alone,
+// which writes each unit into its peers' shared memory (st.async) for their producers to read.
 #include <cuda.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "common/check.h"
 #include "common/hopper/cluster.cuh"
+#include "common/hopper/cluster_channel.cuh"
 #include "common/hopper/fragment.cuh"
 #include "common/hopper/named_barrier.cuh"
 #include "common/hopper/pipeline.cuh"
@@ -44,6 +49,7 @@ constexpr int BK = 64;
 constexpr int STAGES = 4;  // stages in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
 constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
+constexpr int DYNAMIC = 1;  // 1: clusters draw units from a global counter; 0: a static stride
 constexpr int HILBERT = 0;  // 1: Hilbert order instead, where the blocks form a power-of-two square
 constexpr int CLUSTER_M = 2;  // CTAs of a cluster along M: they share the B tile, loaded once
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the A tile, loaded once
@@ -76,6 +82,7 @@ static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUM
 // [/region:registers]
 
 // [region:smem]
+constexpr int UNIT_SLOTS = 2;  // units rank 0 may send before its peers have read the one before
 // STAGES buffers for A and B, the pipeline's pair of barriers for each stage, and each consumer's
 // boxes for the TMA store of C. With 4 stages, 2 boxes per consumer are what is left of 227 KB.
 // Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
@@ -92,6 +99,7 @@ struct SharedStorage {
   // slot per reader: a consumer's threads read their slot while its storer writes the other's.
   uint64_t turn[CONSUMERS];
   hopper::PipelineState<STAGES> next[CONSUMERS];
+  hopper::ClusterChannel<UNIT_SLOTS> units;  // the dynamic queue's units, from rank 0 to its peers
 };
 // [/region:smem]
 
@@ -99,14 +107,19 @@ struct SharedStorage {
 constexpr int NO_MORE_TILES = -1;
 
 // The scheduler role, for clusters: a unit of work is a CLUSTER_M x CLUSTER_N block of tiles, one
-// per CTA of the cluster. The CTAs of a cluster must walk the same units without talking to each
-// other: cluster c takes units c, c + clusters, c + 2·clusters, ... (v5's static stride). The unit
-// is placed in grouped order among the blocks, and the CTA's rank picks its tile in the block.
+// per CTA of the cluster, and the CTAs of a cluster must walk the same units. Cluster c starts on
+// unit c, known without asking. After that, v6's two schedules, over clusters: the static stride
+// gives cluster c the units c + clusters, c + 2·clusters, ..., which each of its CTAs works out
+// alone; the dynamic queue gives the cluster whatever unit is next when its rank 0 asks, and rank
+// 0 sends that unit to its peers (the kernel's ClusterChannel). The unit is placed in grouped
+// order among the blocks, and the CTA's rank picks its tile in the block.
 struct TileScheduler {
   int units;
+  int* counter;  // the dynamic queue: 0 at every launch's start
 
   __device__ int first() const { return checked(hopper::cluster_id()); }
-  __device__ int next(int current) const { return checked(current + hopper::cluster_count()); }
+  // With the queue, only a cluster's rank 0 calls next: each call draws.
+  __device__ int next(int current) const { return checked(DYNAMIC ? draw() : current + hopper::cluster_count()); }
 
   // The tile of unit `unit` that CTA `rank` of the cluster computes. At a ragged edge a block may
   // stick out of C: the CTA computes a tile wholly outside it, its loads zero-filled, its stores
@@ -120,6 +133,16 @@ struct TileScheduler {
 
  private:
   __device__ int checked(int unit) const { return unit < units ? unit : NO_MORE_TILES; }
+
+  // The queue hands out the units from the cluster count on. Every cluster draws until it gets a
+  // number past the last unit, so the draws return clusters .. units + clusters - 1, each once;
+  // the cluster that gets the last one resets the counter for the next launch on this stream,
+  // which cannot start before this one has ended.
+  __device__ int draw() const {
+    const int unit = hopper::cluster_count() + atomicAdd(counter, 1);
+    if (unit == units + hopper::cluster_count() - 1) atomicExch(counter, 0);
+    return unit;
+  }
 };
 // [/region:scheduler]
 
@@ -147,6 +170,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     smem.pipe.init(readers * hopper::warpgroup_threads + readers * (CLUSTER - 1));
     for (uint64_t& turn : smem.turn) hopper::mbarrier_init(&turn, hopper::warpgroup_threads);
     for (hopper::PipelineState<STAGES>& start : smem.next) start = {};
+    if (DYNAMIC && CLUSTER > 1) smem.units.init(CLUSTER - 1);
   }
   hopper::cluster_sync();  // the peers' barriers are initialised before anyone arrives on them
 
@@ -162,8 +186,16 @@ __global__ void __launch_bounds__(THREADS, 1)
       uint16_t row = 0, column = 0;  // the ranks of this CTA's cluster row and column
       for (int j = 0; j < CLUSTER_N; ++j) row |= uint16_t(1u << (j * CLUSTER_M + rank_m));
       for (int i = 0; i < CLUSTER_M; ++i) column |= uint16_t(1u << (rank_n * CLUSTER_M + i));
+      // Static, or alone in its cluster, a CTA finds its next unit itself. With the queue, rank 0
+      // draws it and sends it to the peers, whose producers wait for it.
+      hopper::PipelineState<UNIT_SLOTS> unit_slot;
+      const auto next_unit = [&](int current) {
+        if (!DYNAMIC || CLUSTER == 1) return scheduler.next(current);
+        return rank == 0 ? smem.units.send(unit_slot, scheduler.next(current), CLUSTER - 1)
+                         : smem.units.receive(unit_slot);
+      };
       hopper::trace::Lane lane(hopper::trace::producer);
-      for (int index = scheduler.first(); index != NO_MORE_TILES; index = scheduler.next(index)) {
+      for (int index = scheduler.first(); index != NO_MORE_TILES; index = next_unit(index)) {
         const matmul::TileCoord tile = TileScheduler::tile(index, blocks_m, blocks_n, rank);
         lane.next_tile(index);
         for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
@@ -305,6 +337,23 @@ __global__ void __launch_bounds__(THREADS, 1)
 // [/region:kernel]
 
 // [region:launch]
+// The dynamic queue's counter, one per (device, stream): launches on one stream run one after
+// another, so each finds the counter its predecessor reset; launches on different streams, which
+// may run at once, never share one. Allocated on a stream's first launch.
+int* tile_counter(cudaStream_t stream) {
+  static std::mutex lock;
+  static std::map<std::pair<int, cudaStream_t>, int*> counters;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> guard(lock);
+  int*& counter = counters[{device, stream}];
+  if (counter == nullptr) {
+    CUDA_CHECK(cudaMalloc(&counter, sizeof(int)));
+    CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));  // on the stream: before the first launch
+  }
+  return counter;
+}
+
 template <Schedule S, typename T>
 void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
   constexpr int BM = v7_multicast::BM<S>;
@@ -340,7 +389,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
     CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, matmul_kernel<T, S>, &probe));
     return clusters;
   }();
-  const TileScheduler scheduler{int(units)};
+  const TileScheduler scheduler{int(units), DYNAMIC ? tile_counter(stream) : nullptr};
   config.gridDim = unsigned(std::min<int64_t>(units, resident_clusters) * CLUSTER);
   CUDA_CHECK(hopper::trace::attach(stream));
   CUDA_CHECK(cudaLaunchKernelEx(&config, matmul_kernel<T, S>, a_map, b_map, c_map, tma_store, c, m, n, k, scheduler));
@@ -384,6 +433,7 @@ const matmul::Version version{
         {"STAGES", STAGES},
         {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"GROUP", GROUP},
+        {"DYNAMIC", DYNAMIC},
         {"HILBERT", HILBERT},
         {"CLUSTER_M", CLUSTER_M},
         {"CLUSTER_N", CLUSTER_N},

@@ -55,4 +55,21 @@ __device__ inline void mbarrier_arrive_cluster(uint64_t* bar, uint32_t rank) {
 }
 // [/region:remote_arrive]
 
+// [region:store_remote]
+// st.async: writes `value` at the same place as `slot` in the shared memory of CTA `rank` of the
+// cluster, and completes its 4 bytes on that CTA's barrier at the same place as `bar`, the way a
+// TMA load completes its bytes. The receiver waits on the barrier, not on this thread.
+__device__ inline void store_remote(int* slot, int value, uint64_t* bar, uint32_t rank) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote_slot, remote_bar;\n"
+      "mapa.shared::cluster.u32 remote_slot, %0, %2;\n"
+      "mapa.shared::cluster.u32 remote_bar, %1, %2;\n"
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [remote_slot], %3, [remote_bar];\n"
+      "}" ::"r"(smem_addr(slot)),
+      "r"(smem_addr(bar)), "r"(rank), "r"(value)
+      : "memory");
+}
+// [/region:store_remote]
+
 }  // namespace hopper

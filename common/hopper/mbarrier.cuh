@@ -53,6 +53,22 @@ __device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
 }
 // [/region:try_wait]
 
+// The same with acquire at cluster scope, for a phase that another CTA of the cluster completed
+// with data it wrote here (st.async): its writes are visible once the wait returns.
+__device__ inline bool mbarrier_try_wait_cluster(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done;
+}
+
 #ifdef HOPPER_WAIT_TIMEOUT_NS
 __device__ inline uint64_t global_timer_ns() {
   uint64_t t;
@@ -63,11 +79,13 @@ __device__ inline uint64_t global_timer_ns() {
 
 // Blocks until the phase with this parity has completed. A wrong phase or a short byte count
 // makes this wait forever; built with HOPPER_WAIT_TIMEOUT_NS (cmake -DMATMUL_BOUNDED_WAITS=ON)
-// it gives up after that long instead, says who waited for what, and traps.
+// it gives up after that long instead, says who waited for what, and traps. TRY_WAIT picks the
+// scope of the acquire: the CTA's, or the cluster's (mbarrier_try_wait_cluster).
+template <bool (*TRY_WAIT)(uint64_t*, uint32_t) = mbarrier_try_wait>
 __device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
 #ifdef HOPPER_WAIT_TIMEOUT_NS
   const uint64_t start = global_timer_ns();
-  while (!mbarrier_try_wait(bar, parity)) {
+  while (!TRY_WAIT(bar, parity)) {
     if (global_timer_ns() - start > HOPPER_WAIT_TIMEOUT_NS) {
       printf(
           "mbarrier wait timed out: block (%d,%d,%d) thread %d waited %.1f s for parity %u of the barrier at shared "
@@ -77,7 +95,7 @@ __device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
     }
   }
 #else
-  while (!mbarrier_try_wait(bar, parity)) {
+  while (!TRY_WAIT(bar, parity)) {
   }
 #endif
 }
