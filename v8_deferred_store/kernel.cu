@@ -114,6 +114,7 @@ constexpr int NO_MORE_TILES = -1;
 // order among the blocks, and the CTA's rank picks its tile in the block.
 struct TileScheduler {
   int units;
+  int blocks_m, blocks_n;  // cluster blocks along M and N: units = blocks_m · blocks_n
   int* counter;  // the dynamic queue: 0 at every launch's start
 
   __device__ int first() const { return checked(hopper::cluster_id()); }
@@ -123,7 +124,7 @@ struct TileScheduler {
   // The tile of unit `unit` that CTA `rank` of the cluster computes. At a ragged edge a block may
   // stick out of C: the CTA computes a tile wholly outside it, its loads zero-filled, its stores
   // clipped, and its peers still get their shared operand.
-  __device__ static matmul::TileCoord tile(int unit, int blocks_m, int blocks_n, uint32_t rank) {
+  __device__ matmul::TileCoord tile(int unit, uint32_t rank) const {
     const bool hilbert = HILBERT && blocks_m == blocks_n && (blocks_m & (blocks_m - 1)) == 0;
     const matmul::TileCoord block =
         hilbert ? matmul::hilbert_tile(unit, blocks_m) : matmul::grouped_tile(unit, blocks_m, blocks_n, GROUP);
@@ -155,8 +156,6 @@ __global__ void __launch_bounds__(THREADS, 1)
   auto& smem = *reinterpret_cast<SharedStorage<T, S>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
   constexpr bool pingpong = S == Schedule::pingpong;
   constexpr int BM = v8_deferred_store::BM<S>;
-  const int blocks_m = matmul::ceil_div(matmul::ceil_div(m, BM), CLUSTER_M);
-  const int blocks_n = matmul::ceil_div(matmul::ceil_div(n, BN), CLUSTER_N);
   const uint32_t rank = hopper::cluster_rank();
 
   // A stage is empty once every thread of the consumers that read it released it: each one read
@@ -195,7 +194,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       };
       hopper::trace::Lane lane(hopper::trace::producer);
       for (int index = scheduler.first(); index != NO_MORE_TILES; index = next_unit(index)) {
-        const matmul::TileCoord tile = TileScheduler::tile(index, blocks_m, blocks_n, rank);
+        const matmul::TileCoord tile = scheduler.tile(index, rank);
         lane.next_tile(index);
         for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
           lane.mark(hopper::trace::wait_empty);
@@ -286,7 +285,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
       return;
     }
-    const matmul::TileCoord tile = TileScheduler::tile(index, blocks_m, blocks_n, rank);
+    const matmul::TileCoord tile = scheduler.tile(index, hopper::cluster_rank());
     const int tile_row = tile.m * BM;
     const int tile_col = tile.n * BN;
     lane.next_tile(index);
@@ -386,8 +385,9 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const bool tma_store = n % 8 == 0;
   const CUtensorMap c_map =
       tma_store ? hopper::make_tile_map(c, hopper::tile_map_params(m, n, hopper::wgmma_m, C_COLS)) : CUtensorMap{};
-  const int64_t units = int64_t(matmul::ceil_div(matmul::ceil_div(m, BM), CLUSTER_M)) *
-                        matmul::ceil_div(matmul::ceil_div(n, BN), CLUSTER_N);
+  const int blocks_m = matmul::ceil_div(matmul::ceil_div(m, BM), CLUSTER_M);
+  const int blocks_n = matmul::ceil_div(matmul::ceil_div(n, BN), CLUSTER_N);
+  const int64_t units = int64_t(blocks_m) * blocks_n;
   matmul::validate_grid(units * CLUSTER);
   const size_t smem_bytes = sizeof(SharedStorage<T, S>) + hopper::swizzle_atom_bytes;  // + room to align the start
   cudaLaunchConfig_t config{};
@@ -410,7 +410,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
     CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, matmul_kernel<T, S>, &probe));
     return clusters;
   }();
-  const TileScheduler scheduler{int(units), DYNAMIC ? tile_counter(stream) : nullptr};
+  const TileScheduler scheduler{int(units), blocks_m, blocks_n, DYNAMIC ? tile_counter(stream) : nullptr};
   config.gridDim = unsigned(std::min<int64_t>(units, resident_clusters) * CLUSTER);
   CUDA_CHECK(hopper::trace::attach(stream));
   CUDA_CHECK(cudaLaunchKernelEx(&config, matmul_kernel<T, S>, a_map, b_map, c_map, tma_store, c, m, n, k, scheduler));
