@@ -41,7 +41,7 @@ struct ClusterChannel {
   // wrote them), reads them, and hands the slot back to rank 0.
   __device__ int receive(PipelineState<SLOTS>& at) {
     mbarrier_arrive_expect_tx(&full[at.stage], sizeof(int));
-    mbarrier_wait<mbarrier_try_wait_cluster>(&full[at.stage], at.phase);
+    mbarrier_wait<Scope::cluster>(&full[at.stage], at.phase);
     const int v = value[at.stage];
     mbarrier_arrive_cluster(&empty[at.stage], 0);
     at.advance();

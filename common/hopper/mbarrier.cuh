@@ -35,39 +35,31 @@ __device__ inline void mbarrier_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
 
+// Whose writes a completed phase makes visible to the waiting thread: those published at CTA
+// scope (the CTA's own threads, the copies the barrier counted), or at cluster scope as well (from
+// v7 on: a phase another CTA completed with data it wrote here with st.async).
+enum class Scope { cta, cluster };
+
 // [region:try_wait]
 // mbarrier.try_wait.parity: true once the phase with this parity has completed. The hardware
 // may suspend the thread for a while before answering false, so spinning on it is cheap.
+template <Scope S = Scope::cta>
 __device__ inline bool mbarrier_try_wait(uint64_t* bar, uint32_t parity) {
   uint32_t done;
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}"
-      : "=r"(done)
-      : "r"(smem_addr(bar)), "r"(parity)
-      : "memory");
+  if constexpr (S == Scope::cta)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(smem_addr(bar)), "r"(parity)
+                 : "memory");
+  else
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
   return done;
 }
 // [/region:try_wait]
-
-// The same with acquire at cluster scope, for a phase that another CTA of the cluster completed
-// with data it wrote here (st.async): its writes are visible once the wait returns.
-__device__ inline bool mbarrier_try_wait_cluster(uint64_t* bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}"
-      : "=r"(done)
-      : "r"(smem_addr(bar)), "r"(parity)
-      : "memory");
-  return done;
-}
 
 #ifdef HOPPER_WAIT_TIMEOUT_NS
 __device__ inline uint64_t global_timer_ns() {
@@ -79,13 +71,12 @@ __device__ inline uint64_t global_timer_ns() {
 
 // Blocks until the phase with this parity has completed. A wrong phase or a short byte count
 // makes this wait forever; built with HOPPER_WAIT_TIMEOUT_NS (cmake -DMATMUL_BOUNDED_WAITS=ON)
-// it gives up after that long instead, says who waited for what, and traps. TRY_WAIT picks the
-// scope of the acquire: the CTA's, or the cluster's (mbarrier_try_wait_cluster).
-template <bool (*TRY_WAIT)(uint64_t*, uint32_t) = mbarrier_try_wait>
+// it gives up after that long instead, says who waited for what, and traps.
+template <Scope S = Scope::cta>
 __device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
 #ifdef HOPPER_WAIT_TIMEOUT_NS
   const uint64_t start = global_timer_ns();
-  while (!TRY_WAIT(bar, parity)) {
+  while (!mbarrier_try_wait<S>(bar, parity)) {
     if (global_timer_ns() - start > HOPPER_WAIT_TIMEOUT_NS) {
       printf(
           "mbarrier wait timed out: block (%d,%d,%d) thread %d waited %.1f s for parity %u of the barrier at shared "
@@ -95,7 +86,7 @@ __device__ inline void mbarrier_wait(uint64_t* bar, uint32_t parity) {
     }
   }
 #else
-  while (!TRY_WAIT(bar, parity)) {
+  while (!mbarrier_try_wait<S>(bar, parity)) {
   }
 #endif
 }
