@@ -285,6 +285,8 @@ __global__ void __launch_bounds__(THREADS, 1)
       hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
       return;
     }
+    // The rank is read again here rather than kept live across the loop: in the trace build the
+    // consumer has no register to spare for it.
     const matmul::TileCoord tile = scheduler.tile(index, hopper::cluster_rank());
     const int tile_row = tile.m * BM;
     const int tile_col = tile.n * BN;
