@@ -1,16 +1,19 @@
 // The ladder: every registered version, the peers (peers/: someone else's kernels, for reference)
-// and cuBLAS, in one process, over square sizes and both dtypes; one progress line per run, a
-// final table, and a results file for the plots and docs.
+// and cuBLAS, in one process, over square sizes and both dtypes, the kernels of a size timed together;
+// one progress line per run, a final table, and a results file for the plots and docs.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
+#include <numeric>
 
 #include "bench/all_kernels.h"
 #include "common/harness/harness.h"
+#include "common/harness/stats.h"
 
 namespace matmul {
 namespace {
@@ -36,10 +39,91 @@ struct Seen {
 
 std::string cube(int64_t s) { return std::to_string(s) + "^3"; }
 
-// Seconds a run of `ms`-long launches takes: the warm-up (cut off after a second), the two
-// verification runs and the timed launches; cuBLAS's share is negligible next to a slow version.
+// Seconds a slow kernel's run takes: the warm-up rounds (none started after a second), the two
+// verification runs and its timed launches (alone, below); the other kernels' share is negligible.
 double predicted_seconds(double ms, const TimingFlags& t) {
   return std::min(t.warmup * ms / 1e3, 1.0 + ms / 1e3) + (2 + t.iters) * ms / 1e3;
+}
+
+// A kernel whose launch lasts this many of cuBLAS's is timed alone, not in the rounds of the others:
+// there the GPU would idle through its launches between theirs, and they would be timed at a cool
+// GPU's clock (beside v0 at 8192³ cuBLAS ran 18% faster than beside itself). Every rung and peer
+// takes at most 3 cuBLAS launches at every size, v0 from 45 to 1500.
+constexpr double apart_factor = 10;
+
+// Where cuBLAS is among `kernels`: always there, since the ladder never skips it.
+size_t cublas_index(const std::vector<const Version*>& kernels) {
+  return std::find(kernels.begin(), kernels.end(), &cublas_version()) - kernels.begin();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double seconds_of(const std::vector<float>& ms) { return std::accumulate(ms.begin(), ms.end(), 0.0) / 1e3; }
+
+// One kernel of a size: its record, and the seconds its own work took (verification, launches,
+// sustained load).
+struct Run {
+  const Version* version;
+  RunRecord record;
+  double seconds = 0;
+  std::string skipped;  // why it did not run, else empty
+};
+
+// Every kernel of one dtype and size, cuBLAS among them: each verified, then timed in rounds that
+// launch each once, in ladder order, so that every ratio of the size has the same cuBLAS launches
+// for denominator and the ratios rank the kernels as their times do. A kernel far slower than
+// cuBLAS is timed alone; its ratio has the same denominator.
+void measure(Workspace& w, std::vector<Run>& runs, const TimingFlags& t) {
+  std::vector<Run*> measured;
+  for (Run& run : runs) {
+    if (!run.skipped.empty()) continue;
+    const auto start = std::chrono::steady_clock::now();
+    w.new_inputs();  // a fresh seed for each kernel, as when each had a Workspace of its own
+    run.record = checked_record(w, *run.version, true);
+    run.seconds = seconds_since(start);
+    measured.push_back(&run);
+  }
+  const auto kernels_of = [](const std::vector<Run*>& of) {
+    std::vector<const Version*> kernels;
+    for (const Run* run : of) kernels.push_back(run->version);
+    return kernels;
+  };
+  // The warm-up rounds of every kernel also say how long each takes.
+  const Samples warm = w.warm_up(kernels_of(measured), std::max(1, t.warmup));
+  std::vector<double> warm_ms;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    measured[i]->seconds += seconds_of(warm[i]);
+    warm_ms.push_back(summarize(warm[i]).median);
+  }
+  const double cublas_warm_ms = warm_ms[cublas_index(kernels_of(measured))];
+  std::vector<Run*> together, apart;
+  for (size_t i = 0; i < measured.size(); ++i)
+    (warm_ms[i] > apart_factor * cublas_warm_ms ? apart : together).push_back(measured[i]);
+
+  std::vector<TimedRounds> alone;
+  for (Run* run : apart) {
+    alone.push_back(w.time_rounds({run->version}, t.iters));
+    run->seconds += seconds_of(alone.back().ms[0]);
+  }
+  const std::vector<const Version*> kernels = kernels_of(together);
+  // The GPU idled through the slow launches: the others warm up again, for a whole second, since
+  // NVML's power reading is a mean over the last second (at 8192³, after v0 and a quarter second
+  // of warm-up, the rounds read 435 W; after a second, 697).
+  if (!apart.empty()) {
+    const Samples again = w.warm_up(kernels, std::numeric_limits<int>::max());
+    for (size_t i = 0; i < together.size(); ++i) together[i]->seconds += seconds_of(again[i]);
+  }
+  // The sampled clock and power are means over the whole round-robin: the clock all its kernels ran
+  // at together, and the power they drew together, not any one kernel's.
+  const TimedRounds rounds = w.time_rounds(kernels, t.iters);
+  const double cublas_ms = summarize(rounds.ms[cublas_index(kernels)]).median;
+  for (size_t i = 0; i < together.size(); ++i) {
+    together[i]->seconds += seconds_of(rounds.ms[i]);
+    set_times(together[i]->record, rounds.ms[i], cublas_ms, rounds.power);
+  }
+  for (size_t i = 0; i < apart.size(); ++i) set_times(apart[i]->record, alone[i].ms[0], cublas_ms, alone[i].power);
 }
 
 int ladder(int argc, char** argv) {
@@ -57,8 +141,10 @@ int ladder(int argc, char** argv) {
   const DeviceInfo device = query_device();
   require_hopper(device);
   const std::string out = o.out.empty() ? "results/" + gpu_slug(device.name) + ".json" : o.out;
-  std::printf("ladder on %s (%d SMs, SM clock up to %d MHz), %d warm-up + %d timed launches per run\n",
-              device.name.c_str(), device.sm_count, device.sm_clock_mhz, o.timing.warmup, o.timing.iters);
+  std::printf(
+      "ladder on %s (%d SMs, SM clock up to %d MHz), %d warm-up + %d timed rounds per size, "
+      "each launching every kernel once\n",
+      device.name.c_str(), device.sm_count, device.sm_clock_mhz, o.timing.warmup, o.timing.iters);
 
   std::vector<int64_t> sizes = o.sizes;
   std::sort(sizes.begin(), sizes.end());
@@ -69,32 +155,48 @@ int ladder(int argc, char** argv) {
   size_t index = 0;
   for (DType t : o.dtypes) {
     for (int64_t s : sizes) {
+      std::vector<Run> runs;
       for (const Version* v : versions) {
-        std::printf("[%2zu/%zu] %-4s %-8s %-18s ", ++index, total, dtype_name(t), cube(s).c_str(), v->name.c_str());
-        std::fflush(stdout);
-        if (auto it = seen.find({v->name, t}); it != seen.end()) {
+        Run run{v, {}, 0, ""};
+        const auto it = seen.find({v->name, t});
+        // cuBLAS is the denominator of every ratio of the size: it always runs.
+        if (it != seen.end() && v != &cublas_version()) {
           const double ms = it->second.ms * std::pow(double(s) / it->second.size, 3);
           const double predicted_s = predicted_seconds(ms, o.timing);
           if (predicted_s > o.budget_s) {
             char reason[160];
             std::snprintf(reason, sizeof reason, "skipped: predicted %.0f s (%.1f ms per launch at %s) > %.0f s budget",
                           predicted_s, it->second.ms, cube(it->second.size).c_str(), o.budget_s);
-            std::printf("%s\n", reason);
-            results.skipped.push_back({v->name, t, s, s, s, reason});
-            continue;
+            run.skipped = reason;
           }
         }
-        const auto start = std::chrono::steady_clock::now();
-        // At the headline size each version also runs alone under a sustained load, then cuBLAS
+        runs.push_back(run);
+      }
+      Workspace w(t, {s, s, s});
+      measure(w, runs, o.timing);
+      for (Run& run : runs) {
+        const Version& v = *run.version;
+        std::printf("[%2zu/%zu] %-4s %-8s %-18s ", ++index, total, dtype_name(t), cube(s).c_str(), v.name.c_str());
+        if (!run.skipped.empty()) {
+          std::printf("%s\n", run.skipped.c_str());
+          results.skipped.push_back({v.name, t, s, s, s, run.skipped});
+          continue;
+        }
+        // At the headline size each kernel also runs alone under a sustained load, then cuBLAS
         // (whose own row needs no second copy of that).
-        const bool sustain = s == headline_size && v->name != cublas_version().name;
-        const RunRecord r = benchmark(*v, t, {s, s, s}, o.timing, true, sustain ? o.sustain_s : 0);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (s == headline_size && &v != &cublas_version() && o.sustain_s > 0) {
+          std::fflush(stdout);
+          const auto start = std::chrono::steady_clock::now();
+          set_sustained(run.record, w, v, o.sustain_s);
+          run.seconds += seconds_since(start);
+        }
+        const RunRecord& r = run.record;
         std::printf("%7.1f TFLOPS %7.3fx cuBLAS  rel_err %.2e  %s  (%.1f s)\n", r.tflops, r.ratio_vs_cublas,
-                    r.rel_err.value_or(0), *r.pass ? "PASS" : "FAIL", seconds);
-        seen[{v->name, t}] = {s, r.ms_median};
+                    r.rel_err.value_or(0), *r.pass ? "PASS" : "FAIL", run.seconds);
+        seen[{v.name, t}] = {s, r.ms_median};
         results.runs.push_back(r);
       }
+      std::fflush(stdout);
     }
   }
 

@@ -38,26 +38,4 @@ __host__ __device__ constexpr TileCoord grouped_tile(int index, int tiles_m, int
 }
 // [/region:grouped_tile]
 
-// [region:hilbert_tile]
-// The index-th tile along a Hilbert curve over a side × side grid of tiles (side a power of two).
-// Consecutive tiles are always neighbours, and any run of them covers a compact patch, so the
-// tiles of one wave and of the next share operands in L2 however the run falls on the grid.
-// Built from the finest level up: each pair of index bits picks a quadrant of a square twice the
-// size of the one placed so far, and the quadrants on the curve's left turn it, so the square
-// so far is mirrored or transposed before it moves in.
-__host__ __device__ constexpr TileCoord hilbert_tile(int index, int side) {
-  int m = 0, n = 0;
-  for (int size = 1; size < side; size *= 2, index /= 4) {
-    const int right = (index / 2) & 1, up = (index ^ right) & 1;
-    if (up == 0) {
-      if (right == 1) m = size - 1 - m, n = size - 1 - n;
-      const int t = m;
-      m = n, n = t;
-    }
-    m += size * right, n += size * up;
-  }
-  return {m, n};
-}
-// [/region:hilbert_tile]
-
 }  // namespace matmul

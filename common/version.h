@@ -5,14 +5,22 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/dtype.h"
+#include "common/hopper/tile_queue.h"
 
 namespace matmul {
 
 template <typename T>
 using MatmulFn = void (*)(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream);
+
+// A persistent rung's (v5 on) entry point: with `queue`, its CTAs draw their tiles from the caller's
+// queue (the faster form); with null, they walk a static stride and the call keeps no state.
+template <typename T>
+using QueuedMatmulFn = void (*)(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream,
+                                hopper::TileQueue* queue);
 
 struct Param {
   std::string name;
@@ -20,23 +28,68 @@ struct Param {
 };
 
 struct Version {
+  // A version whose call takes no queue (v0 to v4, the peers, cuBLAS), and a persistent rung.
+  Version(std::string name, std::string technique, MatmulFn<__half> fp16, MatmulFn<__nv_bfloat16> bf16,
+          std::vector<Param> config)
+      : name(std::move(name)), technique(std::move(technique)), fp16(fp16), bf16(bf16), config(std::move(config)) {}
+  Version(std::string name, std::string technique, QueuedMatmulFn<__half> fp16, QueuedMatmulFn<__nv_bfloat16> bf16,
+          std::vector<Param> config)
+      : name(std::move(name)),
+        technique(std::move(technique)),
+        queued_fp16(fp16),
+        queued_bf16(bf16),
+        config(std::move(config)) {}
+
   std::string name;  // "v0_naive": the directory, the binary, the namespace
   std::string technique;  // what this step adds, for tables and plots
-  MatmulFn<__half> fp16;
-  MatmulFn<__nv_bfloat16> bf16;
+  MatmulFn<__half> fp16 = nullptr;  // the entry points of a version without a queue
+  MatmulFn<__nv_bfloat16> bf16 = nullptr;
+  QueuedMatmulFn<__half> queued_fp16 = nullptr;  // a persistent rung's
+  QueuedMatmulFn<__nv_bfloat16> queued_bf16 = nullptr;
   std::vector<Param> config;  // tile sizes, stages...: recorded with every result
   // Someone else's kernel measured beside the ladder (peers/: CUTLASS's), not a rung: results mark
   // its runs, the charts draw it as a reference line and the tables list it apart.
   bool peer = false;
 
-  // Runs C = A·Bᵀ on untyped device buffers holding elements of type t.
-  void run(DType t, const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t stream) const {
+  bool runs(DType t) const { return t == DType::fp16 ? fp16 || queued_fp16 : bf16 || queued_bf16; }
+
+  // Runs C = A·Bᵀ on untyped device buffers holding elements of type t; a persistent rung draws
+  // from `queue` (null: its static stride), any other version ignores it.
+  void run(DType t, const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t stream,
+           hopper::TileQueue* queue = nullptr) const {
     if (t == DType::fp16)
-      fp16(static_cast<const __half*>(a), static_cast<const __half*>(b), static_cast<__half*>(c), m, n, k, stream);
+      run_typed(fp16, queued_fp16, a, b, c, m, n, k, stream, queue);
     else
-      bf16(static_cast<const __nv_bfloat16*>(a), static_cast<const __nv_bfloat16*>(b), static_cast<__nv_bfloat16*>(c),
-           m, n, k, stream);
+      run_typed(bf16, queued_bf16, a, b, c, m, n, k, stream, queue);
+  }
+
+ private:
+  template <typename T>
+  static void run_typed(MatmulFn<T> stateless, QueuedMatmulFn<T> queued, const void* a, const void* b, void* c, int m,
+                        int n, int k, cudaStream_t stream, hopper::TileQueue* queue) {
+    const T* a_t = static_cast<const T*>(a);
+    const T* b_t = static_cast<const T*>(b);
+    if (queued != nullptr)
+      queued(a_t, b_t, static_cast<T*>(c), m, n, k, stream, queue);
+    else
+      stateless(a_t, b_t, static_cast<T*>(c), m, n, k, stream);
   }
 };
+
+// A persistent rung's other schedule (v6 on: ping-pong beside cooperative), registered beside it:
+// `v` named <v.name>_<form>, with its own technique and entry points and the config values `changed`.
+inline Version alternative_of(const Version& v, const std::string& form, std::string technique,
+                              QueuedMatmulFn<__half> fp16, QueuedMatmulFn<__nv_bfloat16> bf16,
+                              const std::vector<Param>& changed) {
+  Version other = v;
+  other.name = v.name + "_" + form;
+  other.technique = std::move(technique);
+  other.queued_fp16 = fp16;
+  other.queued_bf16 = bf16;
+  for (const Param& change : changed)
+    for (Param& param : other.config)
+      if (param.name == change.name) param.value = change.value;
+  return other;
+}
 
 }  // namespace matmul

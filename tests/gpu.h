@@ -17,6 +17,8 @@
 #include "bench/all_kernels.h"
 #include "common/check.h"
 #include "common/harness/cublas.h"
+#include "common/harness/device_buffer.h"
+#include "common/harness/fill.h"
 #include "common/harness/gpu.h"
 #include "common/problem.h"
 
@@ -105,3 +107,21 @@ std::optional<std::string> not_implemented(const matmul::Version& v, F&& run) {
     return v.name + " skipped: " + e.what();
   }
 }
+
+// One problem with buffers of its own: random A and B, C poisoned, all on `stream`.
+struct Operands {
+  Operands(matmul::Shape s, matmul::DType t, cudaStream_t stream = nullptr)
+      : shape(s), a(size_t(s.m) * s.k * 2), b(size_t(s.n) * s.k * 2), c(size_t(s.m) * s.n * 2), first(c.bytes()) {
+    new_inputs(t, stream);
+    matmul::fill_bits(c.get(), c_count(), matmul::poison_bits, stream);
+  }
+  void new_inputs(matmul::DType t, cudaStream_t stream = nullptr) {
+    matmul::fill_uniform(a.get(), size_t(shape.m) * shape.k, t, matmul::input_scale(shape.k), matmul::fresh_seed(),
+                         stream);
+    matmul::fill_uniform(b.get(), size_t(shape.n) * shape.k, t, matmul::input_scale(shape.k), matmul::fresh_seed(),
+                         stream);
+  }
+  size_t c_count() const { return size_t(shape.m) * shape.n; }
+  matmul::Shape shape;
+  matmul::DeviceBuffer a, b, c, first;
+};

@@ -45,12 +45,13 @@ TEST_CASE("version CLI defaults to 8192 cubed fp16 with at least 20 timed launch
   CHECK(o.dtype == DType::fp16);
   CHECK(o.timing.iters >= min_iters);
   CHECK(o.check);
+  CHECK(o.queue);
   CHECK(o.json.empty());
 }
 
 TEST_CASE("version CLI reads every flag, in both --flag value and --flag=value form") {
   const Options o = parse({"--m", "100", "--n=200", "--k", "64", "--dtype", "bf16", "--warmup=3", "--iters", "25",
-                           "--no-check", "--json", "out.json"});
+                           "--no-check", "--no-queue", "--json", "out.json"});
   CHECK(o.shape.m == 100);
   CHECK(o.shape.n == 200);
   CHECK(o.shape.k == 64);
@@ -58,6 +59,7 @@ TEST_CASE("version CLI reads every flag, in both --flag value and --flag=value f
   CHECK(o.timing.warmup == 3);
   CHECK(o.timing.iters == 25);
   CHECK_FALSE(o.check);
+  CHECK_FALSE(o.queue);
   CHECK(o.json == "out.json");
 
   const Options sized = parse({"--size", "4096"});
@@ -87,6 +89,7 @@ TEST_CASE("version CLI refuses bad arguments with one line naming the value and 
   refuses({"--foo"}, "unknown flag --foo");
   refuses({"--m"}, "--m needs a value");
   refuses({"--no-check=yes"}, "--no-check takes no value");
+  refuses({"--no-queue=1"}, "--no-queue takes no value");
   refuses({"4096"}, "unexpected argument '4096'");
 }
 

@@ -442,28 +442,28 @@ class Variants(Scratch):
         self.assertEqual(added, ["+constexpr int GROUP = 1;  // rows of tiles per group of the grouped order (1: row by row)"])
 
     def test_a_new_variant_needs_make_docs_and_a_dropped_one_is_removed(self):
-        self.write_variants("v5_persistent", "static: DYNAMIC=0\ngroup-4: GROUP=4\n")
+        self.write_variants("v5_persistent", "stages-3: STAGES=3\ngroup-4: GROUP=4\n")
         self.assert_reported(docs("check", self.root), "docs/variants/v5_persistent/group-4.diff", "missing")
         self.assertEqual(docs("update", self.root).returncode, 0)
         self.assertEqual(docs("check", self.root).returncode, 0)
         self.write_variants("v5_persistent", "group-4: GROUP=4\n")
-        self.assert_reported(docs("check", self.root), "docs/variants/v5_persistent/static.diff", "removes it")
+        self.assert_reported(docs("check", self.root), "docs/variants/v5_persistent/stages-3.diff", "removes it")
         self.assertEqual(docs("update", self.root).returncode, 0)
-        self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "variants", "v5_persistent", "static.diff")))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "variants", "v5_persistent", "stages-3.diff")))
 
     def test_an_edit_that_finds_nothing_is_an_error_naming_it(self):
-        self.write_variants("v5_persistent", "static: DYNAMIC=0\nwrong: NO_SUCH_CONSTANT=3\n")
+        self.write_variants("v5_persistent", "stages-3: STAGES=3\nwrong: NO_SUCH_CONSTANT=3\n")
         result = docs("check", self.root)
         self.assert_reported(result, "v5_persistent/variants.txt", "NO_SUCH_CONSTANT=3", "no `constexpr int NO_SUCH_CONSTANT")
-        self.write_variants("v5_persistent", "static: DYNAMIC=0\nwrong: drop this text is nowhere\n")
+        self.write_variants("v5_persistent", "stages-3: STAGES=3\nwrong: drop this text is nowhere\n")
         self.assert_reported(docs("check", self.root), "drop this text is nowhere", "no line holds")
 
     def test_bad_lines_and_names_exit_2_with_one_line(self):
-        cases = [("static DYNAMIC=0\n", ["list", "v5_persistent"], "is not `NAME: EDIT"),
-                 ("static: DYNAMIC=0\nstatic: GROUP=1\n", ["list", "v5_persistent"], "a second variant named static"),
-                 ("static: DYNAMIC=0\n", ["source", "v5_persistent", "nope"], "no variant named nope"),
-                 ("static: DYNAMIC=0\n", ["list", "v9_gone"], "no v9_gone/kernel.cu"),
-                 ("static: DYNAMIC=0\n", ["frobnicate"], "usage:")]
+        cases = [("stages-3 STAGES=3\n", ["list", "v5_persistent"], "is not `NAME: EDIT"),
+                 ("stages-3: STAGES=3\nstages-3: GROUP=1\n", ["list", "v5_persistent"], "a second variant named stages-3"),
+                 ("stages-3: STAGES=3\n", ["source", "v5_persistent", "nope"], "no variant named nope"),
+                 ("stages-3: STAGES=3\n", ["list", "v9_gone"], "no v9_gone/kernel.cu"),
+                 ("stages-3: STAGES=3\n", ["frobnicate"], "usage:")]
         for text, args, words in cases:
             self.write_variants("v5_persistent", text)
             done = subprocess.run([sys.executable, os.path.join(self.root, "scripts", "variants.py"), *args],

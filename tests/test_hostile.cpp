@@ -20,23 +20,6 @@
 using namespace matmul;
 using Catch::Matchers::ContainsSubstring;
 
-namespace {
-
-// Every version on one problem: its own buffers, random inputs, C poisoned.
-struct Operands {
-  Operands(Shape s, DType t)
-      : shape(s), a(size_t(s.m) * s.k * 2), b(size_t(s.n) * s.k * 2), c(size_t(s.m) * s.n * 2), first(c.bytes()) {
-    fill_uniform(a.get(), size_t(s.m) * s.k, t, input_scale(s.k), fresh_seed());
-    fill_uniform(b.get(), size_t(s.n) * s.k, t, input_scale(s.k), fresh_seed());
-    fill_bits(c.get(), c_count(), poison_bits);
-  }
-  size_t c_count() const { return size_t(shape.m) * shape.n; }
-  Shape shape;
-  DeviceBuffer a, b, c, first;
-};
-
-}  // namespace
-
 TEST_CASE("a refused call launches nothing and leaves no CUDA error behind", "[versions]") {
   require_hopper_or_skip();
   const Version* v = GENERATE(from_range(tested_versions()));
@@ -45,12 +28,13 @@ TEST_CASE("a refused call launches nothing and leaves no CUDA error behind", "[v
   const auto* a = static_cast<const __half*>(x.a.get());
   const auto* b = static_cast<const __half*>(x.b.get());
   auto* c = static_cast<__half*>(x.c.get());
-  CHECK_THROWS_WITH(v->fp16(a, b, c, 64, 64, 60, nullptr), ContainsSubstring("K must be a multiple of 8"));
-  CHECK_THROWS_WITH(v->fp16(a, b, c, 64, 0, 64, nullptr), ContainsSubstring("N = 0 is invalid"));
-  CHECK_THROWS_WITH(v->fp16(a, b, c, -64, 64, 64, nullptr), ContainsSubstring("M = -64 is invalid"));
-  CHECK_THROWS_WITH(v->fp16(a, b, nullptr, 64, 64, 64, nullptr), "pointer C is null");
-  CHECK_THROWS_WITH(v->fp16(a + 4, b, c, 64, 64, 56, nullptr), ContainsSubstring("pointer A is not 16-byte aligned"));
-  CHECK_THROWS_WITH(v->fp16(a, b, c + 1, 64, 63, 64, nullptr), ContainsSubstring("pointer C is not 16-byte aligned"));
+  const DType t = DType::fp16;
+  CHECK_THROWS_WITH(v->run(t, a, b, c, 64, 64, 60, nullptr), ContainsSubstring("K must be a multiple of 8"));
+  CHECK_THROWS_WITH(v->run(t, a, b, c, 64, 0, 64, nullptr), ContainsSubstring("N = 0 is invalid"));
+  CHECK_THROWS_WITH(v->run(t, a, b, c, -64, 64, 64, nullptr), ContainsSubstring("M = -64 is invalid"));
+  CHECK_THROWS_WITH(v->run(t, a, b, nullptr, 64, 64, 64, nullptr), "pointer C is null");
+  CHECK_THROWS_WITH(v->run(t, a + 4, b, c, 64, 64, 56, nullptr), ContainsSubstring("pointer A is not 16-byte aligned"));
+  CHECK_THROWS_WITH(v->run(t, a, b, c + 1, 64, 63, 64, nullptr), ContainsSubstring("pointer C is not 16-byte aligned"));
   CUDA_CHECK(cudaDeviceSynchronize());
   CHECK(cudaGetLastError() == cudaSuccess);
   CHECK(count_not_equal(c, x.c_count(), poison_bits) == 0);  // C untouched: nothing ran

@@ -36,12 +36,14 @@ TEST_CASE("every version's API refuses invalid problems with the CLI's message")
   for (const Version* peer : registered_peers()) all.push_back(peer);
   for (const Version* v : all) {
     INFO(v->name);
-    CHECK_THROWS_WITH(v->fp16(h, h, h, 16, 16, 7, nullptr), "K = 7 is invalid: K must be at least 8");
-    CHECK_THROWS_WITH(v->fp16(h, h, h, 16, 16, 20, nullptr), ContainsSubstring("K must be a multiple of 8"));
-    CHECK_THROWS_WITH(v->bf16(b, b, b, 0, 16, 16, nullptr), ContainsSubstring("M = 0 is invalid"));
-    CHECK_THROWS_WITH(v->bf16(b, b, b, 16, -1, 16, nullptr), ContainsSubstring("N = -1 is invalid"));
-    CHECK_THROWS_WITH(v->fp16(nullptr, h, h, 16, 16, 16, nullptr), "pointer A is null");
-    CHECK_THROWS_WITH(v->fp16(h, h + 1, h, 16, 16, 16, nullptr), ContainsSubstring("pointer B is not 16-byte aligned"));
+    const DType f = DType::fp16;
+    CHECK_THROWS_WITH(v->run(f, h, h, h, 16, 16, 7, nullptr), "K = 7 is invalid: K must be at least 8");
+    CHECK_THROWS_WITH(v->run(f, h, h, h, 16, 16, 20, nullptr), ContainsSubstring("K must be a multiple of 8"));
+    CHECK_THROWS_WITH(v->run(DType::bf16, b, b, b, 0, 16, 16, nullptr), ContainsSubstring("M = 0 is invalid"));
+    CHECK_THROWS_WITH(v->run(DType::bf16, b, b, b, 16, -1, 16, nullptr), ContainsSubstring("N = -1 is invalid"));
+    CHECK_THROWS_WITH(v->run(f, nullptr, h, h, 16, 16, 16, nullptr), "pointer A is null");
+    CHECK_THROWS_WITH(v->run(f, h, h + 1, h, 16, 16, 16, nullptr),
+                      ContainsSubstring("pointer B is not 16-byte aligned"));
   }
 }
 

@@ -3,9 +3,7 @@
 #include "common/harness/gpu.h"
 #include "common/tiles.h"
 
-#include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <vector>
 
 using namespace matmul;
@@ -48,39 +46,6 @@ TEST_CASE("grouped order visits every tile once, a group of rows column by colum
   for (int i = 0; i < 35; ++i) {
     CHECK(grouped_tile(i, 7, 5, 1).m == i / 5);
     CHECK(grouped_tile(i, 7, 5, 1).n == i % 5);
-  }
-}
-
-TEST_CASE("Hilbert order visits every tile once, each one a neighbour of the one before") {
-  for (const int side : {1, 2, 4, 16, 64}) {
-    std::vector<int> seen(size_t(side) * side, 0);
-    TileCoord previous{};
-    for (int i = 0; i < side * side; ++i) {
-      const TileCoord t = hilbert_tile(i, side);
-      REQUIRE(t.m >= 0);
-      REQUIRE(t.m < side);
-      REQUIRE(t.n >= 0);
-      REQUIRE(t.n < side);
-      ++seen[size_t(t.m) * side + t.n];
-      if (i > 0) REQUIRE(std::abs(t.m - previous.m) + std::abs(t.n - previous.n) == 1);
-      previous = t;
-    }
-    for (const int count : seen) REQUIRE(count == 1);
-  }
-  // The first 2 × 2 square, then the curve leaves it for the next one: 16 tiles fill 4 × 4.
-  CHECK(hilbert_tile(0, 4).m == 0);
-  CHECK(hilbert_tile(0, 4).n == 0);
-  CHECK(hilbert_tile(3, 4).m + hilbert_tile(3, 4).n == 1);
-  CHECK(hilbert_tile(15, 4).m + hilbert_tile(15, 4).n == 3);
-  // Any 16 consecutive tiles of a 64 × 64 grid lie within an 8 × 8 patch.
-  for (int start = 0; start + 16 <= 64 * 64; start += 7) {
-    int m_lo = 64, m_hi = 0, n_lo = 64, n_hi = 0;
-    for (int i = start; i < start + 16; ++i) {
-      const TileCoord t = hilbert_tile(i, 64);
-      m_lo = std::min(m_lo, t.m), m_hi = std::max(m_hi, t.m), n_lo = std::min(n_lo, t.n), n_hi = std::max(n_hi, t.n);
-    }
-    REQUIRE(m_hi - m_lo < 8);
-    REQUIRE(n_hi - n_lo < 8);
   }
 }
 

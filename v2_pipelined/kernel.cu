@@ -9,6 +9,7 @@
 
 #include "common/check.h"
 #include "common/hopper/fragment.cuh"
+#include "common/hopper/launch.h"
 #include "common/hopper/mbarrier.cuh"
 #include "common/hopper/tensor_map.h"
 #include "common/hopper/tma.cuh"
@@ -136,10 +137,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const int64_t tiles = int64_t(matmul::ceil_div(m, BM)) * matmul::ceil_div(n, BN);
   matmul::validate_grid(tiles);
   const size_t smem_bytes = sizeof(SharedStorage<T>) + hopper::swizzle_atom_bytes;  // + room to align the start
-  // Once per process and type: the kernel's shared-memory limit does not depend on the call.
-  static const cudaError_t sized =
-      cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes));
-  CUDA_CHECK(sized);
+  hopper::prepare<matmul_kernel<T>>(THREADS, smem_bytes);  // the shared-memory allowance, once per device
   CUDA_CHECK(hopper::trace::attach(stream));
   matmul_kernel<T><<<unsigned(tiles), THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k);
   CUDA_CHECK(cudaGetLastError());

@@ -9,15 +9,14 @@
 #include <cuda.h>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "common/check.h"
 #include "common/hopper/fragment.cuh"
+#include "common/hopper/launch.h"
 #include "common/hopper/pipeline.cuh"
 #include "common/hopper/registers.cuh"
 #include "common/hopper/tensor_map.h"
+#include "common/hopper/tile_scheduler.cuh"
 #include "common/hopper/tma.cuh"
 #include "common/hopper/trace.cuh"
 #include "common/hopper/wgmma.cuh"
@@ -38,7 +37,7 @@ constexpr int BK = 64;
 constexpr int STAGES = 4;  // stages in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
 constexpr int GROUP = 8;  // rows of tiles per group of the grouped order (1: row by row)
-constexpr int DYNAMIC = 1;  // 1: CTAs draw tiles from a global counter; 0: a static stride
+using Scheduler = hopper::TileScheduler<GROUP>;  // the scheduler role, in common/hopper
 constexpr int CONSUMERS = 2;
 constexpr int CONSUMER_ROWS = BM / CONSUMERS;
 constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
@@ -66,48 +65,17 @@ struct SharedStorage {
   alignas(hopper::swizzle_atom_bytes) T a[STAGES][BM * BK];  // BM rows of A per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T b[STAGES][BN * BK];  // BN rows of B per stage, K-major, swizzled
   hopper::Pipeline<STAGES> pipe;
-  int tile[STAGES];  // the tile whose K-step each stage holds, or NO_MORE_TILES
+  int tile[STAGES];  // the tile whose K-step each stage holds, or hopper::no_more_tiles
 };
 // [/region:smem]
-
-// [region:scheduler]
-constexpr int NO_MORE_TILES = -1;
-
-// The scheduler role: which output tile a CTA computes next. Every CTA starts on tile blockIdx.x,
-// known without asking anyone. After that, a static stride gives CTA b the tiles b + grid,
-// b + 2·grid, ...; the dynamic queue gives each CTA whatever tile is next when it asks, so a CTA
-// that falls behind takes fewer. The index is then placed in grouped order.
-struct TileScheduler {
-  int tiles;
-  int* counter;  // the dynamic queue: 0 at every launch's start
-
-  __device__ int first() const { return checked(int(blockIdx.x)); }
-  __device__ int next(int current) const { return checked(DYNAMIC ? draw() : current + int(gridDim.x)); }
-
- private:
-  __device__ int checked(int tile) const { return tile < tiles ? tile : NO_MORE_TILES; }
-
-  // The queue hands out the tiles from gridDim.x on. Every CTA draws until it gets a number past
-  // the last tile, so the draws return gridDim.x .. tiles + gridDim.x - 1, each once; the CTA that
-  // gets the last one resets the counter for the next launch on this stream, which cannot start
-  // before this one has ended.
-  __device__ int draw() const {
-    const int tile = int(gridDim.x) + atomicAdd(counter, 1);
-    if (tile == tiles + int(gridDim.x) - 1) atomicExch(counter, 0);
-    return tile;
-  }
-};
-// [/region:scheduler]
 
 // [region:kernel]
 template <typename T>
 __global__ void __launch_bounds__(THREADS, 1)
     matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, T* c, int m,
-                  int n, int k, TileScheduler scheduler) {
+                  int n, int k, Scheduler scheduler) {
   extern __shared__ unsigned char smem_bytes[];
   auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
-  const int tiles_m = matmul::ceil_div(m, BM);
-  const int tiles_n = matmul::ceil_div(n, BN);
 
   // A stage is empty once every consumer thread released it: each one read the stage's label, and
   // only its own arrival orders that read before the producer writes the next label there.
@@ -121,8 +89,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (threadIdx.x == 0) {
       hopper::PipelineState<STAGES> write;
       hopper::trace::Lane lane(hopper::trace::producer);
-      for (int index = scheduler.first(); index != NO_MORE_TILES; index = scheduler.next(index)) {
-        const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
+      for (int index = scheduler.first(); index != hopper::no_more_tiles; index = scheduler.next(index)) {
+        const matmul::TileCoord tile = scheduler.tile(index);
         lane.next_tile(index);
         for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
           lane.mark(hopper::trace::wait_empty);
@@ -137,7 +105,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
       lane.mark(hopper::trace::wait_empty);
       smem.pipe.producer_wait(write);  // one more stage, with no data: the consumers' signal to stop
-      smem.tile[write.stage] = NO_MORE_TILES;
+      smem.tile[write.stage] = hopper::no_more_tiles;
       smem.pipe.producer_expect(write, 0);
     }
     return;  // the producer's other 127 threads have nothing to do
@@ -152,9 +120,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     lane.mark(hopper::trace::wait_full);
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
-    if (index == NO_MORE_TILES) return;
+    if (index == hopper::no_more_tiles) return;
     lane.next_tile(index);
-    const matmul::TileCoord tile = matmul::grouped_tile(index, tiles_m, tiles_n, GROUP);
+    const matmul::TileCoord tile = scheduler.tile(index);
     const int tile_row = tile.m * BM;
     const int tile_col = tile.n * BN;
 
@@ -204,25 +172,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 // [/region:kernel]
 
 // [region:launch]
-// The dynamic queue's counter, one per (device, stream): launches on one stream run one after
-// another, so each finds the counter its predecessor reset; launches on different streams, which
-// may run at once, never share one. Allocated on a stream's first launch.
-int* tile_counter(cudaStream_t stream) {
-  static std::mutex lock;
-  static std::map<std::pair<int, cudaStream_t>, int*> counters;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> guard(lock);
-  int*& counter = counters[{device, stream}];
-  if (counter == nullptr) {
-    CUDA_CHECK(cudaMalloc(&counter, sizeof(int)));
-    CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));  // on the stream: before the first launch
-  }
-  return counter;
-}
-
 template <typename T>
-void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
+void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream, hopper::TileQueue* queue) {
   matmul::validate_shape({m, n, k});
   matmul::validate_operands(a, b, c);
   const CUtensorMap a_map = hopper::make_tile_map(a, hopper::tile_map_params(m, k, BM, BK));
@@ -230,17 +181,8 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const int64_t tiles = int64_t(matmul::ceil_div(m, BM)) * matmul::ceil_div(n, BN);
   matmul::validate_grid(tiles);
   const size_t smem_bytes = sizeof(SharedStorage<T>) + hopper::swizzle_atom_bytes;  // + room to align the start
-  // Once per process and type: the shared-memory limit, and how many CTAs fit on the GPU at once
-  // (SMs × CTAs per SM), depend on the kernel and the GPU, not on the call.
-  static const int resident = [&] {
-    CUDA_CHECK(cudaFuncSetAttribute(matmul_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, matmul_kernel<T>, THREADS, smem_bytes));
-    return sms * per_sm;
-  }();
-  const TileScheduler scheduler{int(tiles), DYNAMIC ? tile_counter(stream) : nullptr};
+  const int resident = hopper::prepare<matmul_kernel<T>>(THREADS, smem_bytes);  // CTAs that fit at once, per device
+  const Scheduler scheduler{int(tiles), matmul::ceil_div(m, BM), matmul::ceil_div(n, BN), hopper::counter_of(queue)};
   const unsigned grid = unsigned(std::min<int64_t>(tiles, resident));
   CUDA_CHECK(hopper::trace::attach(stream));
   matmul_kernel<T><<<grid, THREADS, smem_bytes, stream>>>(a_map, b_map, c, m, n, k, scheduler);
@@ -248,13 +190,14 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
 }
 // [/region:launch]
 
-void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream) {
-  launch(a, b, c, m, n, k, stream);
+void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream,
+            hopper::TileQueue* queue) {
+  launch(a, b, c, m, n, k, stream, queue);
 }
 
-void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
-            cudaStream_t stream) {
-  launch(a, b, c, m, n, k, stream);
+void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k, cudaStream_t stream,
+            hopper::TileQueue* queue) {
+  launch(a, b, c, m, n, k, stream, queue);
 }
 
 const matmul::Version version{
@@ -269,7 +212,6 @@ const matmul::Version version{
         {"STAGES", STAGES},
         {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"GROUP", GROUP},
-        {"DYNAMIC", DYNAMIC},
         {"CONSUMERS", CONSUMERS},
         {"THREADS", THREADS},
     },

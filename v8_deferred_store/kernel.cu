@@ -12,18 +12,17 @@
 #include <cuda.h>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "common/check.h"
 #include "common/hopper/cluster.cuh"
 #include "common/hopper/cluster_channel.cuh"
 #include "common/hopper/fragment.cuh"
+#include "common/hopper/launch.h"
 #include "common/hopper/named_barrier.cuh"
 #include "common/hopper/pipeline.cuh"
 #include "common/hopper/registers.cuh"
 #include "common/hopper/tensor_map.h"
+#include "common/hopper/tile_scheduler.cuh"
 #include "common/hopper/tma.cuh"
 #include "common/hopper/trace.cuh"
 #include "common/hopper/wgmma.cuh"
@@ -47,10 +46,9 @@ constexpr int BK = 64;
 constexpr int STAGES = 4;  // stages in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
 constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
-constexpr int DYNAMIC = 1;  // 1: clusters draw units from a global counter; 0: a static stride
-constexpr int HILBERT = 0;  // 1: Hilbert order instead, where the blocks form a power-of-two square
 constexpr int CLUSTER_M = 2;  // CTAs of a cluster along M: they share the B tile, loaded once
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the A tile, loaded once
+using Scheduler = hopper::TileScheduler<GROUP, CLUSTER_M, CLUSTER_N>;  // the scheduler role, in common/hopper
 constexpr int CONSUMERS = 2;
 // The CTA's tile: cooperative, the consumers split its rows; ping-pong, each has one of its own.
 template <Schedule S>
@@ -92,7 +90,7 @@ struct SharedStorage {
   alignas(hopper::swizzle_atom_bytes) T b[STAGES][BN * BK];  // BN rows of B per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T c[CONSUMERS][C_BOXES][hopper::wgmma_m * C_COLS];  // C boxes, swizzled
   hopper::Pipeline<STAGES> pipe;
-  int tile[STAGES];  // the tile whose K-step each stage holds, or NO_MORE_TILES
+  int tile[STAGES];  // the tile whose K-step each stage holds, or hopper::no_more_tiles
   // Ping-pong only: turn[c] completes when consumer c may issue its next tile's MMAs, and next[c]
   // is where in the ring that tile starts, left there by the other consumer as its turn ended. One
   // slot per reader: a consumer's threads read their slot while its storer writes the other's.
@@ -102,56 +100,12 @@ struct SharedStorage {
 };
 // [/region:smem]
 
-// [region:scheduler]
-constexpr int NO_MORE_TILES = -1;
-
-// The scheduler role, for clusters: a unit of work is a CLUSTER_M x CLUSTER_N block of tiles, one
-// per CTA of the cluster, and the CTAs of a cluster must walk the same units. Cluster c starts on
-// unit c, known without asking. After that, v6's two schedules, over clusters: the static stride
-// gives cluster c the units c + clusters, c + 2·clusters, ..., which each of its CTAs works out
-// alone; the dynamic queue gives the cluster whatever unit is next when its rank 0 asks, and rank
-// 0 sends that unit to its peers (the kernel's ClusterChannel). The unit is placed in grouped
-// order among the blocks, and the CTA's rank picks its tile in the block.
-struct TileScheduler {
-  int units;
-  int blocks_m, blocks_n;  // cluster blocks along M and N: units = blocks_m · blocks_n
-  int* counter;  // the dynamic queue: 0 at every launch's start
-
-  __device__ int first() const { return checked(hopper::cluster_id()); }
-  // With the queue, only a cluster's rank 0 calls next: each call draws.
-  __device__ int next(int current) const { return checked(DYNAMIC ? draw() : current + hopper::cluster_count()); }
-
-  // The tile of unit `unit` that CTA `rank` of the cluster computes. At a ragged edge a block may
-  // stick out of C: the CTA computes a tile wholly outside it, its loads zero-filled, its stores
-  // clipped, and its peers still get their shared operand.
-  __device__ matmul::TileCoord tile(int unit, uint32_t rank) const {
-    const bool hilbert = HILBERT && blocks_m == blocks_n && (blocks_m & (blocks_m - 1)) == 0;
-    const matmul::TileCoord block =
-        hilbert ? matmul::hilbert_tile(unit, blocks_m) : matmul::grouped_tile(unit, blocks_m, blocks_n, GROUP);
-    return {block.m * CLUSTER_M + int(rank) % CLUSTER_M, block.n * CLUSTER_N + int(rank) / CLUSTER_M};
-  }
-
- private:
-  __device__ int checked(int unit) const { return unit < units ? unit : NO_MORE_TILES; }
-
-  // The queue hands out the units from the cluster count on. Every cluster draws until it gets a
-  // number past the last unit, so the draws return clusters .. units + clusters - 1, each once;
-  // the cluster that gets the last one resets the counter for the next launch on this stream,
-  // which cannot start before this one has ended.
-  __device__ int draw() const {
-    const int unit = hopper::cluster_count() + atomicAdd(counter, 1);
-    if (unit == units + hopper::cluster_count() - 1) atomicExch(counter, 0);
-    return unit;
-  }
-};
-// [/region:scheduler]
-
 // [region:kernel]
 template <typename T, Schedule S>
 __global__ void __launch_bounds__(THREADS, 1)
     matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   const __grid_constant__ CUtensorMap c_map, bool tma_store, T* c, int m, int n, int k,
-                  TileScheduler scheduler) {
+                  Scheduler scheduler) {
   extern __shared__ unsigned char smem_bytes[];
   auto& smem = *reinterpret_cast<SharedStorage<T, S>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
   constexpr bool pingpong = S == Schedule::pingpong;
@@ -168,7 +122,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     smem.pipe.init(readers * hopper::warpgroup_threads + readers * (CLUSTER - 1));
     for (uint64_t& turn : smem.turn) hopper::mbarrier_init(&turn, hopper::warpgroup_threads);
     for (hopper::PipelineState<STAGES>& start : smem.next) start = {};
-    if (DYNAMIC && CLUSTER > 1) smem.units.init(CLUSTER - 1);
+    if (CLUSTER > 1) smem.units.init(CLUSTER - 1);
   }
   hopper::cluster_sync();  // the peers' barriers are initialised before anyone arrives on them
 
@@ -188,12 +142,12 @@ __global__ void __launch_bounds__(THREADS, 1)
       // draws it and sends it to the peers, whose producers wait for it.
       hopper::PipelineState<UNIT_SLOTS> unit_slot;
       const auto next_unit = [&](int current) {
-        if (!DYNAMIC || CLUSTER == 1) return scheduler.next(current);
+        if (scheduler.counter == nullptr || CLUSTER == 1) return scheduler.next(current);
         return rank == 0 ? smem.units.send(unit_slot, scheduler.next(current), CLUSTER - 1)
                          : smem.units.receive(unit_slot);
       };
       hopper::trace::Lane lane(hopper::trace::producer);
-      for (int index = scheduler.first(); index != NO_MORE_TILES; index = next_unit(index)) {
+      for (int index = scheduler.first(); index != hopper::no_more_tiles; index = next_unit(index)) {
         const matmul::TileCoord tile = scheduler.tile(index, rank);
         lane.next_tile(index);
         for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
@@ -215,7 +169,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
       lane.mark(hopper::trace::wait_empty);
       smem.pipe.producer_wait(write);  // one more stage, with no data: the consumers' signal to stop
-      smem.tile[write.stage] = NO_MORE_TILES;
+      smem.tile[write.stage] = hopper::no_more_tiles;
       smem.pipe.producer_expect(write, 0);
     }
     hopper::cluster_sync();  // the producer's other 127 threads have nothing to do but this
@@ -275,7 +229,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     lane.mark(hopper::trace::wait_full);
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
-    if (index == NO_MORE_TILES) {
+    if (index == hopper::no_more_tiles) {
       if (pingpong) {  // the other consumer finds the same signal where this one found it
         if (storer) smem.next[1 - consumer] = read;
         hopper::mbarrier_arrive(&smem.turn[1 - consumer]);
@@ -359,25 +313,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 // [/region:kernel]
 
 // [region:launch]
-// The dynamic queue's counter, one per (device, stream): launches on one stream run one after
-// another, so each finds the counter its predecessor reset; launches on different streams, which
-// may run at once, never share one. Allocated on a stream's first launch.
-int* tile_counter(cudaStream_t stream) {
-  static std::mutex lock;
-  static std::map<std::pair<int, cudaStream_t>, int*> counters;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> guard(lock);
-  int*& counter = counters[{device, stream}];
-  if (counter == nullptr) {
-    CUDA_CHECK(cudaMalloc(&counter, sizeof(int)));
-    CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(int), stream));  // on the stream: before the first launch
-  }
-  return counter;
-}
-
 template <Schedule S, typename T>
-void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
+void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream, hopper::TileQueue* queue) {
   constexpr int BM = v8_deferred_store::BM<S>;
   matmul::validate_shape({m, n, k});
   matmul::validate_operands(a, b, c);
@@ -392,47 +329,25 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const int64_t units = int64_t(blocks_m) * blocks_n;
   matmul::validate_grid(units * CLUSTER);
   const size_t smem_bytes = sizeof(SharedStorage<T, S>) + hopper::swizzle_atom_bytes;  // + room to align the start
-  cudaLaunchConfig_t config{};
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim = {unsigned(CLUSTER), 1, 1};
-  config.blockDim = THREADS;
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  // Once per process and type: the shared-memory limit, and how many clusters fit on the GPU at
-  // once, which depends on how the GPU's SMs group into the clusters' neighbourhoods (GPCs), not
-  // only on how many CTAs fit per SM.
-  static const int resident_clusters = [&] {
-    CUDA_CHECK(cudaFuncSetAttribute(matmul_kernel<T, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_bytes)));
-    int clusters = 0;
-    cudaLaunchConfig_t probe = config;
-    probe.gridDim = CLUSTER;
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, matmul_kernel<T, S>, &probe));
-    return clusters;
-  }();
-  const TileScheduler scheduler{int(units), blocks_m, blocks_n, DYNAMIC ? tile_counter(stream) : nullptr};
-  config.gridDim = unsigned(std::min<int64_t>(units, resident_clusters) * CLUSTER);
+  // How many clusters fit on this GPU at once, which depends on how its SMs group into the clusters'
+  // neighbourhoods (GPCs), not only on how many CTAs fit per SM.
+  const int resident_clusters = hopper::prepare<matmul_kernel<T, S>>(THREADS, smem_bytes, CLUSTER);
+  const Scheduler scheduler{int(units), blocks_m, blocks_n, hopper::counter_of(queue)};
+  const int clusters = int(std::min<int64_t>(units, resident_clusters));
   CUDA_CHECK(hopper::trace::attach(stream));
-  CUDA_CHECK(cudaLaunchKernelEx(&config, matmul_kernel<T, S>, a_map, b_map, c_map, tma_store, c, m, n, k, scheduler));
+  hopper::launch_cluster(matmul_kernel<T, S>, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map,
+                         tma_store, c, m, n, k, scheduler);
 }
 // [/region:launch]
 
-void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream) {
-  launch<SCHEDULE>(a, b, c, m, n, k, stream);
+void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream,
+            hopper::TileQueue* queue) {
+  launch<SCHEDULE>(a, b, c, m, n, k, stream, queue);
 }
 
-void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
-            cudaStream_t stream) {
-  launch<SCHEDULE>(a, b, c, m, n, k, stream);
-}
-
-namespace {
-
-template <typename T>
-void other_matmul(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
-  launch<OTHER>(a, b, c, m, n, k, stream);
+void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k, cudaStream_t stream,
+            hopper::TileQueue* queue) {
+  launch<SCHEDULE>(a, b, c, m, n, k, stream, queue);
 }
 
 std::string technique(Schedule s) {
@@ -440,8 +355,6 @@ std::string technique(Schedule s) {
              ? "a tile's C packed in registers, stored during the next tile's K-steps; cooperative consumers"
              : "a tile's C stored as soon as its MMAs are done (nothing to defer); ping-pong consumers";
 }
-
-}  // namespace
 
 const matmul::Version version{
     "v8_deferred_store",
@@ -457,8 +370,6 @@ const matmul::Version version{
         {"STAGES", STAGES},
         {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"GROUP", GROUP},
-        {"DYNAMIC", DYNAMIC},
-        {"HILBERT", HILBERT},
         {"CLUSTER_M", CLUSTER_M},
         {"CLUSTER_N", CLUSTER_N},
         {"CONSUMERS", CONSUMERS},
@@ -468,17 +379,8 @@ const matmul::Version version{
 };
 
 // The other schedule: the same constants, but its own tile height and entry points.
-const matmul::Version alternative = [] {
-  matmul::Version other = version;
-  other.name = std::string("v8_deferred_store_") + (OTHER == Schedule::pingpong ? "pingpong" : "cooperative");
-  other.technique = technique(OTHER);
-  other.fp16 = other_matmul<__half>;
-  other.bf16 = other_matmul<__nv_bfloat16>;
-  for (matmul::Param& param : other.config) {
-    if (param.name == "BM") param.value = BM<OTHER>;
-    if (param.name == "PINGPONG") param.value = 1 - PINGPONG;
-  }
-  return other;
-}();
+const matmul::Version alternative = matmul::alternative_of(
+    version, OTHER == Schedule::pingpong ? "pingpong" : "cooperative", technique(OTHER), launch<OTHER, __half>,
+    launch<OTHER, __nv_bfloat16>, {{"BM", BM<OTHER>}, {"PINGPONG", 1 - PINGPONG}});
 
 }  // namespace v8_deferred_store

@@ -9,9 +9,12 @@
 
 namespace v8_deferred_store {
 
-void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream = nullptr);
+// With `queue`, the faster form: the CTAs draw their tiles from the caller's queue, whose contract
+// common/hopper/tile_queue.h states. Without one, a static stride: the call keeps no state at all.
+void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream = nullptr,
+            hopper::TileQueue* queue = nullptr);
 void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
-            cudaStream_t stream = nullptr);
+            cudaStream_t stream = nullptr, hopper::TileQueue* queue = nullptr);
 
 // For the harness and the ladder: the faster schedule (PINGPONG in kernel.cu picks it), and the
 // other one, v8_deferred_store_pingpong, which has its own binary and runs wherever a version runs.

@@ -212,6 +212,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.trace_ctas = parse_count(f, r.take(), 1, max_trace_ctas);
     else if (f == "--no-check")
       o.check = !r.take_switch();
+    else if (f == "--no-queue")
+      o.queue = !r.take_switch();
     else if (f == "--help" || f == "-h")
       o.help = r.take_switch();
     else if (!parse_timing_flag(r, o.timing))
@@ -280,6 +282,8 @@ times it against cuBLAS in the same process and prints one table row.
   --iters I             timed launches, at least )" +
          std::to_string(min_iters) + R"( (default 30)
   --no-check            skip verification (timing only)
+  --no-queue            a persistent rung (v5 on) walks the static stride, the call without a
+                        tile queue, instead of drawing from the queue (its faster form)
   --sustain S           then run the version alone and cuBLAS alone for S seconds each, and
                         report their clock, board power and TFLOPS per watt (default 0: off)
   --json FILE           also write the result as a results file

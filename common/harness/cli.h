@@ -31,6 +31,7 @@ struct Options {
   DType dtype = DType::fp16;
   TimingFlags timing;
   bool check = true;
+  bool queue = true;  // a persistent rung (v5 on) draws its tiles from a queue; --no-queue: the static stride
   std::string json;  // write the result here too
   int sustain_s = 0;  // seconds of sustained load per kernel after the timing; 0: none
   std::string trace;  // the trace build only: write the timeline of the last launch here

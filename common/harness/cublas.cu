@@ -2,6 +2,8 @@
 
 #include <cublas_v2.h>
 
+#include <vector>
+
 #include "common/check.h"
 #include "common/problem.h"
 
@@ -14,15 +16,30 @@ void check_cublas(cublasStatus_t status, const char* call, const char* file, int
 }
 #define CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
 
-// One handle for the process. Deliberately never destroyed: cublasDestroy during static
-// destruction can run after the CUDA runtime has shut down.
+// One handle per host thread and device, as cuBLAS asks: a handle's stream is set per call, so two
+// threads sharing one would race between cublasSetStream and the GEMM, and a handle belongs to the
+// device it was made on. Made on a thread's first call on a device, destroyed when the thread ends.
+class Handles {
+ public:
+  ~Handles() {
+    for (cublasHandle_t h : handles_)
+      if (h != nullptr) cublasDestroy(h);
+  }
+  cublasHandle_t current() {
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (size_t(device) >= handles_.size()) handles_.resize(size_t(device) + 1, nullptr);
+    if (handles_[size_t(device)] == nullptr) CUBLAS_CHECK(cublasCreate(&handles_[size_t(device)]));
+    return handles_[size_t(device)];
+  }
+
+ private:
+  std::vector<cublasHandle_t> handles_;
+};
+
 cublasHandle_t handle() {
-  static cublasHandle_t h = [] {
-    cublasHandle_t created;
-    CUBLAS_CHECK(cublasCreate(&created));
-    return created;
-  }();
-  return h;
+  thread_local Handles handles;
+  return handles.current();
 }
 
 cudaDataType_t cuda_type(DType t) { return t == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF; }
@@ -34,9 +51,10 @@ void gemm(DType t, const void* a, const void* b, void* c, cudaDataType_t c_type,
   validate_shape({m, n, k});
   validate_operands(a, b, c);
   const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasSetStream(handle(), stream));
-  CUBLAS_CHECK(cublasGemmEx(handle(), CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, b, cuda_type(t), k, a, cuda_type(t), k,
-                            &beta, c, c_type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  const cublasHandle_t h = handle();
+  CUBLAS_CHECK(cublasSetStream(h, stream));
+  CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, b, cuda_type(t), k, a, cuda_type(t), k, &beta,
+                            c, c_type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 template <typename T>

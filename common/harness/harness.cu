@@ -25,7 +25,7 @@ Shape validated(Shape s) {
 
 }  // namespace
 
-Workspace::Workspace(DType t, Shape s)
+Workspace::Workspace(DType t, Shape s, bool queued)
     : dtype_(t),
       shape_(validated(s)),
       a_(elements(s.m, s.k) * dtype_bytes),
@@ -33,7 +33,8 @@ Workspace::Workspace(DType t, Shape s)
       c_((guard_elements + elements(s.m, s.n) + guard_elements) * dtype_bytes),
       c_first_(elements(s.m, s.n) * dtype_bytes),
       c_cublas_(elements(s.m, s.n) * dtype_bytes),
-      ref_(elements(s.m, s.n) * sizeof(float)) {
+      ref_(elements(s.m, s.n) * sizeof(float)),
+      queued_(queued) {
   new_inputs();
 }
 
@@ -46,7 +47,8 @@ void Workspace::new_inputs() {
 }
 
 void Workspace::run(const Version& v, void* c, cudaStream_t stream) const {
-  v.run(dtype_, a_.get(), b_.get(), c, int(shape_.m), int(shape_.n), int(shape_.k), stream);
+  v.run(dtype_, a_.get(), b_.get(), c, int(shape_.m), int(shape_.n), int(shape_.k), stream,
+        queued_ ? &queue_ : nullptr);
 }
 
 void* Workspace::c_data() const { return static_cast<uint16_t*>(c_.get()) + guard_elements; }
@@ -82,7 +84,25 @@ Verification Workspace::verify(const Version& v) {
   return result;
 }
 
-Timings Workspace::time(const Version& v, const TimingFlags& t) { return time_against(v, cublas_version(), t); }
+void* Workspace::c_of(const Version& v) const { return &v == &cublas_version() ? c_cublas_.get() : c_data(); }
+
+std::vector<Launch> Workspace::launches(const std::vector<const Version*>& kernels) const {
+  std::vector<Launch> l;
+  for (const Version* v : kernels) l.push_back([this, v](cudaStream_t s) { run(*v, c_of(*v), s); });
+  return l;
+}
+
+Samples Workspace::warm_up(const std::vector<const Version*>& kernels, int rounds) {
+  return matmul::warm_up(launches(kernels), rounds);
+}
+
+TimedRounds Workspace::time_rounds(const std::vector<const Version*>& kernels, int rounds) {
+  const std::vector<Launch> l = launches(kernels);
+  PowerSampler sampler;
+  sampler.start();
+  Samples ms = matmul::time_rounds(l, rounds);
+  return {std::move(ms), sampler.stop()};
+}
 
 Timings Workspace::time_against(const Version& v, const Version& other, const TimingFlags& t) {
   return time_interleaved([&](cudaStream_t s) { run(v, c_data(), s); },
@@ -90,19 +110,17 @@ Timings Workspace::time_against(const Version& v, const Version& other, const Ti
 }
 
 SustainedRun Workspace::sustain(const Version& v, double seconds) {
-  void* c = &v == &cublas_version() ? c_cublas_.get() : c_data();
-  return time_sustained([&](cudaStream_t s) { run(v, c, s); }, seconds);
+  return time_sustained([&](cudaStream_t s) { run(v, c_of(v), s); }, seconds);
 }
 
-RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check, double sustain_s) {
-  Workspace w(t, s);
+RunRecord checked_record(Workspace& w, const Version& v, bool check) {
   RunRecord r;
   r.version = v.name;
   r.technique = v.technique;
-  r.dtype = t;
-  r.m = s.m;
-  r.n = s.n;
-  r.k = s.k;
+  r.dtype = w.dtype();
+  r.m = w.shape().m;
+  r.n = w.shape().n;
+  r.k = w.shape().k;
   r.config = v.config;
   r.peer = v.peer;
   if (check) {
@@ -111,28 +129,42 @@ RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timin
     r.pass = result.pass();
     if (!result.pass()) std::cerr << v.name << ": FAIL: " << result.failure() << "\n";
   }
-  PowerSampler sampler;
-  sampler.start();
-  const Timings times = w.time(v, timing);
-  const PowerReading power = sampler.stop();
-  const Stats ms = summarize(times.version_ms);
-  const Stats cublas_ms = summarize(times.baseline_ms);
-  r.ms_median = ms.median;
-  r.ms_min = ms.min;
-  r.ms_max = ms.max;
-  r.spread_pct = ms.spread_pct();
-  r.tflops = s.flops() / (ms.median * 1e-3) / 1e12;
-  r.cublas_ms_median = cublas_ms.median;
-  r.ratio_vs_cublas = cublas_ms.median / ms.median;
+  return r;
+}
+
+void set_times(RunRecord& r, const std::vector<float>& ms, double cublas_ms_median, const PowerReading& power) {
+  const Stats stats = summarize(ms);
+  r.ms_median = stats.median;
+  r.ms_min = stats.min;
+  r.ms_max = stats.max;
+  r.spread_pct = stats.spread_pct();
+  r.tflops = Shape{r.m, r.n, r.k}.flops() / (stats.median * 1e-3) / 1e12;
+  r.cublas_ms_median = cublas_ms_median;
+  r.ratio_vs_cublas = cublas_ms_median / stats.median;
   r.sm_clock_mhz = power.sm_clock_mhz;
   r.power_w = power.power_w;
-  if (sustain_s > 0) {
-    const auto under_load = [&](const Version& kernel) {
-      const SustainedRun run = w.sustain(kernel, sustain_s);
-      return KernelUnderLoad{s.flops() / (run.ms_per_launch * 1e-3) / 1e12, run.power.sm_clock_mhz, run.power.power_w};
-    };
-    r.sustained = Sustained{sustain_s, under_load(v), under_load(cublas_version())};
-  }
+}
+
+void set_sustained(RunRecord& r, Workspace& w, const Version& v, double seconds) {
+  const auto under_load = [&](const Version& kernel) {
+    const SustainedRun run = w.sustain(kernel, seconds);
+    return KernelUnderLoad{w.shape().flops() / (run.ms_per_launch * 1e-3) / 1e12, run.power.sm_clock_mhz,
+                           run.power.power_w};
+  };
+  r.sustained = Sustained{seconds, under_load(v), under_load(cublas_version())};
+}
+
+RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check, double sustain_s,
+                    bool queued) {
+  Workspace w(t, s, queued);
+  RunRecord r = checked_record(w, v, check);
+  if (!queued && v.queued_fp16 != nullptr) r.config.push_back({"QUEUE", 0});  // the static stride
+  // The clock and the power cover the version's launches and cuBLAS's, interleaved.
+  const std::vector<const Version*> pair{&v, &cublas_version()};
+  w.warm_up(pair, timing.warmup);
+  const TimedRounds times = w.time_rounds(pair, timing.iters);
+  set_times(r, times.ms[0], summarize(times.ms[1]).median, times.power);
+  if (sustain_s > 0) set_sustained(r, w, v, sustain_s);
   return r;
 }
 
@@ -190,7 +222,7 @@ int run_cli(const Version& v, int argc, char** argv) {
     // Traced, every launch logs (the row's TFLOPS are the traced kernel's); the file holds the last.
     std::optional<TraceRecording> recording;
     if (!o.trace.empty()) recording.emplace(o.trace_ctas);
-    const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check, o.sustain_s);
+    const RunRecord r = benchmark(v, o.dtype, o.shape, o.timing, o.check, o.sustain_s, o.queue);
     std::cout << table_header() << "\n" << table_row(r) << "\n" << sustained_lines(r, device.sm_count) << std::flush;
     if (!o.json.empty()) write_results(o.json, Results{device, git_commit(), utc_now(), {r}, {}});
     if (recording) write_trace(o.trace, {v.name, o.dtype, o.shape, device, git_commit(), utc_now()}, *recording);

@@ -9,16 +9,30 @@
 #include "common/harness/results.h"
 #include "common/harness/timing.h"
 #include "common/harness/verify.h"
+#include "common/hopper/tile_queue.h"
 #include "common/problem.h"
 #include "common/version.h"
 
 namespace matmul {
 
+// Rounds of launches timed together, with the SM clock and the board power sampled meanwhile: means
+// over the launches of every kernel of the rounds, which cannot say which kernel drew the power.
+struct TimedRounds {
+  Samples ms;  // one vector per kernel, in the order given
+  PowerReading power;
+};
+
 // Device buffers for one problem: A and B, the version's C between two guard bands, a copy of
-// C for the rerun comparison, cuBLAS's C, and the fp32 reference.
+// C for the rerun comparison, cuBLAS's C, and the fp32 reference; and the tile queue that the
+// persistent rungs draw from (their fastest form), made on the device current at construction.
+// Launches that share the queue are stream-ordered: a Workspace is used by one stream at a time.
 class Workspace {
  public:
-  Workspace(DType t, Shape s);
+  // queued false: the persistent rungs get no queue and walk their static stride (--no-queue).
+  Workspace(DType t, Shape s, bool queued = true);
+
+  DType dtype() const { return dtype_; }
+  Shape shape() const { return shape_; }
 
   // Fresh random A and B (a new seed every call) and their fp32 reference.
   void new_inputs();
@@ -27,9 +41,12 @@ class Workspace {
   // the result, the guard bands and that both runs agree bit for bit.
   Verification verify(const Version& v);
 
-  // `warmup` + `iters` launches of `v`, each paired with a cuBLAS launch.
-  Timings time(const Version& v, const TimingFlags& t);
-  // The same, each launch of `v` paired with one of `other` (into cuBLAS's C) instead.
+  // Rounds of `kernels`, each launching every one of them once, in order (timing.h's warm_up and
+  // time_rounds); cuBLAS writes its own C, every other kernel the version's.
+  Samples warm_up(const std::vector<const Version*>& kernels, int rounds);
+  TimedRounds time_rounds(const std::vector<const Version*>& kernels, int rounds);
+
+  // `warmup` + `iters` launches of `v`, each paired with one of `other` (into cuBLAS's C).
   Timings time_against(const Version& v, const Version& other, const TimingFlags& t);
 
   // `v` alone (the version or cuBLAS) under a sustained load of about `seconds`.
@@ -42,6 +59,8 @@ class Workspace {
 
  private:
   void run(const Version& v, void* c, cudaStream_t stream = nullptr) const;
+  std::vector<Launch> launches(const std::vector<const Version*>& kernels) const;
+  void* c_of(const Version& v) const;  // where `v` writes when timed: cuBLAS's C for cuBLAS, else C
   void* c_data() const;  // C itself, past the guard band in front of it
   void poison_c();
   int64_t guard_damage() const;
@@ -49,12 +68,25 @@ class Workspace {
   DType dtype_;
   Shape shape_;
   DeviceBuffer a_, b_, c_, c_first_, c_cublas_, ref_;
+  mutable hopper::TileQueue queue_;  // zero between launches: running a version leaves it as it was
+  bool queued_;
 };
 
 // Verifies (unless check is false) on fresh inputs, then times against cuBLAS, sampling the SM
 // clock and the board power meanwhile; with sustain_s > 0, then runs the version alone and cuBLAS
 // alone for sustain_s seconds each, for their clock, power and TFLOPS per watt under load.
-RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check, double sustain_s = 0);
+RunRecord benchmark(const Version& v, DType t, Shape s, const TimingFlags& timing, bool check, double sustain_s = 0,
+                    bool queued = true);
+
+// benchmark() in parts, for the ladder, which times every kernel of a problem in the same rounds.
+// `v`'s record on `w`'s problem, verified on its current inputs unless `check` is false (a failure
+// is said on stderr), not yet timed:
+RunRecord checked_record(Workspace& w, const Version& v, bool check);
+// its times from its launches, against the median of the cuBLAS launches they are compared with,
+// and the clock and the power read meanwhile;
+void set_times(RunRecord& r, const std::vector<float>& ms, double cublas_ms_median, const PowerReading& power);
+// `v` alone under a sustained load of `seconds`, then cuBLAS alone as long.
+void set_sustained(RunRecord& r, Workspace& w, const Version& v, double seconds);
 
 std::string table_header();
 std::string table_row(const RunRecord& r);

@@ -31,36 +31,52 @@ struct TimedLaunch {
   }
 };
 
-}  // namespace
-
-Timings time_interleaved(const std::function<void(cudaStream_t)>& version,
-                         const std::function<void(cudaStream_t)>& baseline, int warmup, int iters,
-                         cudaStream_t stream) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < warmup && std::chrono::steady_clock::now() - start < std::chrono::seconds(1); ++i) {
-    version(stream);
-    baseline(stream);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+// Every launch in order, kernel after kernel and round after round, each between the events of
+// its own TimedLaunch; the events exist beforehand, so none is made between two launches.
+void launch_rounds(const std::vector<Launch>& kernels, std::vector<TimedLaunch>& launches, cudaStream_t stream) {
+  for (size_t i = 0; i < launches.size(); ++i) {
+    CUDA_CHECK(cudaEventRecord(launches[i].start, stream));
+    kernels[i % kernels.size()](stream);
+    CUDA_CHECK(cudaEventRecord(launches[i].stop, stream));
   }
-  std::vector<TimedLaunch> v(iters), b(iters);
-  for (int i = 0; i < iters; ++i) {
-    CUDA_CHECK(cudaEventRecord(v[i].start, stream));
-    version(stream);
-    CUDA_CHECK(cudaEventRecord(v[i].stop, stream));
-    CUDA_CHECK(cudaEventRecord(b[i].start, stream));
-    baseline(stream);
-    CUDA_CHECK(cudaEventRecord(b[i].stop, stream));
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  Timings t;
-  for (int i = 0; i < iters; ++i) {
-    t.version_ms.push_back(v[i].ms());
-    t.baseline_ms.push_back(b[i].ms());
-  }
-  return t;
 }
 
-SustainedRun time_sustained(const std::function<void(cudaStream_t)>& kernel, double seconds, cudaStream_t stream) {
+// Appends each finished launch's milliseconds to its kernel's samples.
+void read_samples(const std::vector<TimedLaunch>& launches, Samples& ms) {
+  for (size_t i = 0; i < launches.size(); ++i) ms[i % ms.size()].push_back(launches[i].ms());
+}
+
+}  // namespace
+
+Samples warm_up(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream) {
+  const auto start = std::chrono::steady_clock::now();
+  Samples ms(kernels.size());
+  for (int i = 0; i < rounds && std::chrono::steady_clock::now() - start < std::chrono::seconds(1); ++i) {
+    std::vector<TimedLaunch> round(kernels.size());
+    launch_rounds(kernels, round, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    read_samples(round, ms);
+  }
+  return ms;
+}
+
+Samples time_rounds(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream) {
+  std::vector<TimedLaunch> launches(size_t(rounds) * kernels.size());
+  launch_rounds(kernels, launches, stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  Samples ms(kernels.size());
+  read_samples(launches, ms);
+  return ms;
+}
+
+Timings time_interleaved(const Launch& version, const Launch& baseline, int warmup, int iters, cudaStream_t stream) {
+  const std::vector<Launch> pair{version, baseline};
+  warm_up(pair, warmup, stream);
+  Samples ms = time_rounds(pair, iters, stream);
+  return {std::move(ms[0]), std::move(ms[1])};
+}
+
+SustainedRun time_sustained(const Launch& kernel, double seconds, cudaStream_t stream) {
   using clock = std::chrono::steady_clock;
   // Launches go out in batches of about 20 ms, so the queue stays short and the host checks the
   // time often; the batch size comes from the warm-up's pace.

@@ -147,13 +147,12 @@ void run(const T* a, const T* b, T* c, int m, int n, int k, TileOrder order, cud
 template <class C>
 matmul::Version version(matmul::MatmulFn<__half> fp16, matmul::MatmulFn<__nv_bfloat16> bf16) {
   const bool cooperative = C::schedule == Schedule::cooperative;
-  return {std::string("cutlass_") + (cooperative ? "cooperative" : "pingpong"),
-          "CUTLASS " + std::to_string(CUTLASS_MAJOR) + "." + std::to_string(CUTLASS_MINOR) +
-              " sm90 TMA warp-specialized, " + (cooperative ? "cooperative" : "ping-pong") + " consumers",
-          fp16,
-          bf16,
-          C::params(),
-          true};
+  matmul::Version v{std::string("cutlass_") + (cooperative ? "cooperative" : "pingpong"),
+                    "CUTLASS " + std::to_string(CUTLASS_MAJOR) + "." + std::to_string(CUTLASS_MINOR) +
+                        " sm90 TMA warp-specialized, " + (cooperative ? "cooperative" : "ping-pong") + " consumers",
+                    fp16, bf16, C::params()};
+  v.peer = true;
+  return v;
 }
 
 template <typename T, class C, int SWIZZLE, Raster RASTER>

@@ -50,7 +50,7 @@ int sweep(int argc, char** argv) {
   matmul::Results results{device, matmul::git_commit(), matmul::utc_now(), {}, {}};
   std::printf("%-21s %s\n", "configuration", matmul::table_header().c_str());
   for (const matmul::Version& kernel : kernels) {
-    if (o.dtype == matmul::DType::bf16 && !kernel.bf16) continue;
+    if (!kernel.runs(o.dtype)) continue;
     for (const int swizzle : {1, 2, 4, 8})
       for (const Raster raster : {raster_along_m, raster_along_n}) {
         sweep_order = {swizzle, raster};
