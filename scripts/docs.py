@@ -252,8 +252,8 @@ def runs_table(root, page, results, args):
                      f"| {significant(e['ms_max'])} | {significant(e['tflops'])} "
                      f"| {significant(e['cublas_ms_median'])} | {ratio_text(e['ratio_vs_cublas'])} "
                      f"| {err} | {verdict} |")
-    lines += ["", f"{provenance(results)}. cuBLAS's median is that of the cuBLAS launches "
-                  "interleaved with this version's."]
+    lines += ["", f"{provenance(results)}. cuBLAS's median is that of the cuBLAS launches in the same "
+                  "round-robin as this version's: every kernel of a size shares it."]
     return lines
 
 
