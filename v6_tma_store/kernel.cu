@@ -14,8 +14,6 @@
 // the other.
 #include <cuda.h>
 
-#include <algorithm>
-
 #include "common/check.h"
 #include "common/hopper/fragment.cuh"
 #include "common/hopper/launch.h"
@@ -265,7 +263,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const size_t smem_bytes = sizeof(SharedStorage<T, S>) + hopper::swizzle_atom_bytes;  // + room to align the start
   const int resident = hopper::prepare<matmul_kernel<T, S>>(THREADS, smem_bytes);  // CTAs that fit at once, per device
   const Scheduler scheduler{int(tiles), matmul::ceil_div(m, BM), matmul::ceil_div(n, BN), hopper::counter_of(queue)};
-  const unsigned grid = unsigned(std::min<int64_t>(tiles, resident));
+  const unsigned grid = unsigned(tiles < resident ? tiles : resident);  // no more CTAs than fit at once
   CUDA_CHECK(hopper::trace::attach(stream));
   matmul_kernel<T, S><<<grid, THREADS, smem_bytes, stream>>>(a_map, b_map, c_map, tma_store, c, m, n, k, scheduler);
   CUDA_CHECK(cudaGetLastError());

@@ -11,8 +11,6 @@
 // other consumer's MMAs already cover its store.
 #include <cuda.h>
 
-#include <algorithm>
-
 #include "common/check.h"
 #include "common/hopper/cluster.cuh"
 #include "common/hopper/cluster_channel.cuh"
@@ -333,7 +331,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   // neighbourhoods (GPCs), not only on how many CTAs fit per SM.
   const int resident_clusters = hopper::prepare<matmul_kernel<T, S>>(THREADS, smem_bytes, CLUSTER);
   const Scheduler scheduler{int(units), blocks_m, blocks_n, hopper::counter_of(queue)};
-  const int clusters = int(std::min<int64_t>(units, resident_clusters));
+  const int clusters = int(units < resident_clusters ? units : resident_clusters);  // no more than fit at once
   CUDA_CHECK(hopper::trace::attach(stream));
   hopper::launch_cluster(matmul_kernel<T, S>, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map,
                          tma_store, c, m, n, k, scheduler);
