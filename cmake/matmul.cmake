@@ -56,13 +56,16 @@ int main(int argc, char** argv) {
   target_link_libraries(${name} PRIVATE ${library} matmul_harness)
 endfunction()
 
-# add_matmul_alternative(v6_tma_store pingpong): a version whose kernel.cu also builds a second form
-# of its kernel (v6: the other consumer schedule) and exports it as `<name>::alternative`, named
-# <name>_<form>. It gets its own binary, build/bin/<name>_<form>, and the registry lists it right
-# after the version, so the ladder, the GPU tests, the sanitizers and the profiler all run it too.
+# add_matmul_alternative(v6_tma_store pingpong): a second form of a version's kernel, in its own file
+# beside kernel.cu (<form>.cu: v6's ping-pong consumers), built into the version's library and
+# exporting `<name>::<form>::version`, named <name>_<form>. Its diff against kernel.cu is the form's
+# lesson (docs/diffs/). It gets its own binary, build/bin/<name>_<form>, and the registry lists it
+# right after the version, so the ladder, the GPU tests, the sanitizers and the profiler run it too.
 function(add_matmul_alternative name form)
-  matmul_cli_binary(${name}_${form} ${name}_lib ${name}/matmul.h ${name}::alternative)
+  target_sources(${name}_lib PRIVATE ${form}.cu)
+  matmul_cli_binary(${name}_${form} ${name}_lib ${name}/matmul.h ${name}::${form}::version)
   set_property(GLOBAL APPEND PROPERTY MATMUL_ALTERNATIVES ${name})
+  set_property(GLOBAL PROPERTY MATMUL_ALTERNATIVE_FORM_${name} ${form})
 endfunction()
 
 # add_matmul_peer(cutlass_cooperative cutlass_peers peers/cutlass/peers.h cutlass_peers::cooperative):
@@ -95,7 +98,8 @@ function(matmul_generate_registry)
     string(APPEND includes "#include \"${name}/matmul.h\"\n")
     string(APPEND entries "      &${name}::version,\n")
     if(name IN_LIST alternatives)
-      string(APPEND entries "      &${name}::alternative,\n")
+      get_property(form GLOBAL PROPERTY MATMUL_ALTERNATIVE_FORM_${name})
+      string(APPEND entries "      &${name}::${form}::version,\n")
     endif()
     string(APPEND libraries "      {\"${name}\", \"$<TARGET_FILE:${name}_lib>\"},\n")
   endforeach()

@@ -76,20 +76,4 @@ struct Version {
   }
 };
 
-// A persistent rung's other schedule (v6 on: ping-pong beside cooperative), registered beside it:
-// `v` named <v.name>_<form>, with its own technique and entry points and the config values `changed`.
-inline Version alternative_of(const Version& v, const std::string& form, std::string technique,
-                              QueuedMatmulFn<__half> fp16, QueuedMatmulFn<__nv_bfloat16> bf16,
-                              const std::vector<Param>& changed) {
-  Version other = v;
-  other.name = v.name + "_" + form;
-  other.technique = std::move(technique);
-  other.queued_fp16 = fp16;
-  other.queued_bf16 = bf16;
-  for (const Param& change : changed)
-    for (Param& param : other.config)
-      if (param.name == change.name) param.value = change.value;
-  return other;
-}
-
 }  // namespace matmul

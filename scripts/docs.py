@@ -424,30 +424,37 @@ def unified_diff(a, b, a_name, b_name):
 
 
 def expected_diffs(root):
-    """{docs/diffs/<from>__<to>.diff: text} for each neighbouring pair of versions both present."""
+    """{docs/diffs/<from>__<to>.diff: text} for each neighbouring pair of versions both present, and
+    <version>__<version>_<form>.diff for each form of a version beside its kernel.cu (pingpong.cu)."""
     names = versions(root)
+    pairs = [(f"{a}/kernel.cu", f"{b}/kernel.cu", f"{a}__{b}") for a, b in zip(names, names[1:])]
+    for v in names:
+        folder = os.path.join(root, v)
+        forms = sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".cu") and f not in ("kernel.cu", "main.cu")) \
+            if os.path.isdir(folder) else []
+        pairs += [(f"{v}/kernel.cu", f"{v}/{form}.cu", f"{v}__{v}_{form}") for form in forms]
     diffs = {}
-    for a, b in zip(names, names[1:]):
-        files = [f"{v}/kernel.cu" for v in (a, b)]
-        if all(os.path.isfile(os.path.join(root, f)) for f in files):
-            old, new = (read(os.path.join(root, f)).splitlines(keepends=True) for f in files)
-            diffs[f"docs/diffs/{a}__{b}.diff"] = unified_diff(old, new, *files)
+    for old_file, new_file, name in pairs:
+        if all(os.path.isfile(os.path.join(root, f)) for f in (old_file, new_file)):
+            old, new = (read(os.path.join(root, f)).splitlines(keepends=True) for f in (old_file, new_file))
+            diffs[f"docs/diffs/{name}.diff"] = unified_diff(old, new, old_file, new_file)
     return diffs
 
 
 def variant_diffs(root):
-    """{docs/variants/<version>/<name>.diff: text} for each named variant of each version."""
+    """{docs/variants/<version>/<name>.diff: text} for each named variant of each version, against
+    the file it edits (kernel.cu, or the form its `from FILE` names)."""
     diffs = {}
     for version in versions(root):
-        kernel = f"{version}/kernel.cu"
-        if not os.path.isfile(os.path.join(root, kernel)):
+        if not os.path.isfile(os.path.join(root, version, "kernel.cu")):
             continue
         try:
-            for name, _ in variants.load(root, version):
+            for name, edits in variants.load(root, version):
+                source = f"{version}/{variants.base(edits)}"
                 text = variants.source(root, version, name)
                 diffs[f"docs/variants/{version}/{name}.diff"] = unified_diff(
-                    read(os.path.join(root, kernel)).splitlines(keepends=True), text.splitlines(keepends=True),
-                    kernel, f"{version} variant {name}")
+                    read(os.path.join(root, source)).splitlines(keepends=True), text.splitlines(keepends=True),
+                    source, f"{version} variant {name}")
         except variants.Problem as err:
             raise Problem(str(err)) from err
     return diffs

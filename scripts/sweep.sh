@@ -3,7 +3,8 @@
 #   scripts/sweep.sh v4_two_consumers                       every variant of v4_two_consumers/variants.txt
 #   scripts/sweep.sh v4_two_consumers row-order 3-stages    those named there
 #   scripts/sweep.sh v1_tma "BM=128 BN=128" "BM=64 BN=256"  ad hoc: these `constexpr int NAME = value;`
-# A named variant is the version's kernel.cu with the edits variants.txt lists (scripts/variants.py;
+# A named variant is the version's kernel.cu (or a form of it: `from pingpong.cu`) with the edits
+# variants.txt lists (scripts/variants.py;
 # its diff is docs/variants/VERSION/NAME.diff). Each is built beside the real build (which must
 # exist: make build), checked and timed in fp16 and bf16. SIZE (default 8192) sets the problem; a
 # variant that spills or does not compile is reported.
@@ -41,8 +42,15 @@ for variant in "$@"; do
       grep -q "^constexpr int $key = $value;" "$work/$name.cu" || { echo "sweep: no 'constexpr int $key' in $version/kernel.cu" >&2; exit 2; }
     done
   fi
+  main="$version/main.cu"
+  form=$(grep -m1 -oE "^namespace $version::[a-z_]+ \{" "$work/$name.cu" | sed -E 's/^namespace (.*) \{/\1/') || true
+  if [ -n "$form" ]; then  # a form beside kernel.cu (pingpong.cu) registers its own Version
+    main=$work/$name.main.cu
+    printf '#include "common/harness/harness.h"\n#include "%s/matmul.h"\n\nint main(int argc, char** argv) { return matmul::run_cli(%s::version, argc, argv); }\n' \
+      "$version" "$form" >"$main"
+  fi
   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Xptxas=-v,-warn-spills,-warn-lmem-usage \
-    -Werror=all-warnings -I. -I"$build/generated" "$work/$name.cu" "$version/main.cu" $libs \
+    -Werror=all-warnings -I. -I"$build/generated" "$work/$name.cu" "$main" $libs \
     -lcublas -o "$work/$name" >"$work/$name.log" 2>&1 &
 done
 wait || true

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The named variants of a version: its kernel.cu with a few edits, one change at a time, as its
-page measures them.
+"""The named variants of a version: its kernel.cu (or another form of it, such as pingpong.cu) with a
+few edits, one change at a time, as its page measures them.
 
   variants.py list VERSION          one line per variant: its name and its edits
-  variants.py source VERSION NAME   the variant's kernel.cu on stdout
+  variants.py source VERSION NAME   the variant's source on stdout
 
 A version's variants live in <version>/variants.txt, one a line (`#` starts a comment line):
 
@@ -12,8 +12,10 @@ A version's variants live in <version>/variants.txt, one a line (`#` starts a co
 where NAME is letters, digits, `-` and `_`, and each EDIT is either
   CONSTANT=VALUE    the line `constexpr int CONSTANT = <integer>;` gets VALUE
   drop TEXT         every line holding TEXT goes (e.g. `drop hopper::claim_registers<`)
+  from FILE         first, if at all: the edits apply to the version's FILE (a form beside
+                    kernel.cu, e.g. `from pingpong.cu`) instead of kernel.cu
 An edit that finds nothing is an error: a variant must not silently become its version.
-make docs writes each variant's diff against kernel.cu to docs/variants/<version>/<NAME>.diff;
+make docs writes each variant's diff against its source to docs/variants/<version>/<NAME>.diff;
 scripts/sweep.sh VERSION builds and measures them all. Bad input: one line on stderr, exit 2.
 """
 
@@ -48,9 +50,14 @@ def load(root, version):
             name, edits = m.group(1), [e.strip() for e in m.group(2).split(";") if e.strip()]
             if name in names:
                 raise Problem(f"{where}: a second variant named {name}")
-            for edit in edits:
-                if not (SET.fullmatch(edit) or (edit.startswith("drop ") and edit[5:].strip())):
-                    raise Problem(f"{where}: edit '{edit}' is neither CONSTANT=VALUE nor `drop TEXT`")
+            for i, edit in enumerate(edits):
+                if edit.startswith("from "):
+                    if i != 0:
+                        raise Problem(f"{where}: `{edit}` must be the first edit")
+                    if not os.path.isfile(os.path.join(root, version, edit[5:].strip())):
+                        raise Problem(f"{where}: `{edit}`: no {version}/{edit[5:].strip()}")
+                elif not (SET.fullmatch(edit) or (edit.startswith("drop ") and edit[5:].strip())):
+                    raise Problem(f"{where}: edit '{edit}' is neither CONSTANT=VALUE, `drop TEXT` nor `from FILE`")
             names.add(name)
             variants.append((name, edits))
     return variants
@@ -77,11 +84,17 @@ def apply(text, edits, where):
     return "".join(lines)
 
 
+def base(edits):
+    """The file of the version that a variant with `edits` edits: kernel.cu unless `from FILE`."""
+    return edits[0][5:].strip() if edits and edits[0].startswith("from ") else "kernel.cu"
+
+
 def source(root, version, name):
-    """The kernel.cu of variant `name` of `version`."""
+    """The source of variant `name` of `version`: its base file with its edits."""
     for variant, edits in load(root, version):
         if variant == name:
-            with open(os.path.join(root, version, "kernel.cu"), encoding="utf-8") as f:
+            with open(os.path.join(root, version, base(edits)), encoding="utf-8") as f:
+                edits = [e for e in edits if not e.startswith("from ")]
                 return apply(f.read(), edits, f"{version}/variants.txt: {name}")
     known = ", ".join(v for v, _ in load(root, version)) or "none"
     raise Problem(f"{version} has no variant named {name} (its variants: {known})")

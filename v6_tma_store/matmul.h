@@ -16,9 +16,17 @@ void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cu
 void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
             cudaStream_t stream = nullptr, hopper::TileQueue* queue = nullptr);
 
-// For the harness and the ladder: the faster schedule (PINGPONG in kernel.cu picks it), and the
-// other one, v6_tma_store_pingpong, which has its own binary and runs wherever a version runs.
+// For the harness and the ladder.
 extern const matmul::Version version;
-extern const matmul::Version alternative;
+
+// The same with ping-pong consumers (pingpong.cu): its own binary, v6_tma_store_pingpong, which runs
+// wherever a version runs.
+namespace pingpong {
+void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream = nullptr,
+            hopper::TileQueue* queue = nullptr);
+void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
+            cudaStream_t stream = nullptr, hopper::TileQueue* queue = nullptr);
+extern const matmul::Version version;
+}  // namespace pingpong
 
 }  // namespace v6_tma_store

@@ -7,8 +7,7 @@
 // K-step of that next tile, each after the K-step's WGMMAs are issued, so the tensor cores work
 // while the consumer writes shared memory and hands the box to TMA. The last tile's boxes, which
 // have no next tile, go out before exit. Everything else (the clusters, the multicast loads, the
-// cluster's queue, the two schedules) is v7's; ping-pong stores at once, as before, since the
-// other consumer's MMAs already cover its store.
+// cluster's queue) is v7's. pingpong.cu has v7's ping-pong consumers, which store at once.
 #include <cuda.h>
 
 #include "common/check.h"
@@ -30,15 +29,12 @@
 
 namespace v8_deferred_store {
 
-enum class Schedule { cooperative, pingpong };
-
 // [region:constants]
 // The tile, chosen by arithmetic and checked by measurement (this version's page in docs/).
 // BK = 64 two-byte elements is one 128-byte swizzled row, the widest box row TMA's 128-byte
 // swizzle allows. Each consumer computes CONSUMER_ROWS × BN of C: CONSUMER_ROWS / 64 WGMMAs per
 // 16-wide K slice, each with BN/2 fp32 accumulators per thread.
-constexpr int PINGPONG = 0;  // 0: cooperative consumers, the faster here (measured on the page); 1: ping-pong
-constexpr int CONSUMER_ROWS = 64;
+constexpr int BM = 128;
 constexpr int BN = 256;
 constexpr int BK = 64;
 constexpr int STAGES = 4;  // stages in the ring: the consumers hold 1 + MMAS_IN_FLIGHT, the producer fills the rest
@@ -48,9 +44,7 @@ constexpr int CLUSTER_M = 2;  // CTAs of a cluster along M: they share the B til
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the A tile, loaded once
 using Scheduler = hopper::TileScheduler<GROUP, CLUSTER_M, CLUSTER_N>;  // the scheduler role, in common/hopper
 constexpr int CONSUMERS = 2;
-// The CTA's tile: cooperative, the consumers split its rows; ping-pong, each has one of its own.
-template <Schedule S>
-constexpr int BM = (S == Schedule::cooperative ? CONSUMERS : 1) * CONSUMER_ROWS;
+constexpr int CONSUMER_ROWS = BM / CONSUMERS;
 constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
 constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
 static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
@@ -62,8 +56,6 @@ constexpr int C_COLS = hopper::swizzle_bytes / 2;
 static_assert(BN % C_COLS == 0, "a consumer's rows go out as whole boxes");
 constexpr int BOXES = CONSUMER_ROWS / hopper::wgmma_m * (BN / C_COLS);  // boxes of C per consumer tile
 // [/region:constants]
-constexpr Schedule SCHEDULE = PINGPONG ? Schedule::pingpong : Schedule::cooperative;
-constexpr Schedule OTHER = PINGPONG ? Schedule::cooperative : Schedule::pingpong;
 
 // [region:registers]
 // One block per SM: 65,536 registers for 384 threads, 168 each at launch (a multiple of 8). The
@@ -82,44 +74,33 @@ constexpr int UNIT_SLOTS = 2;  // units rank 0 may send before its peers have re
 // boxes for the TMA store of C. With 4 stages, 2 boxes per consumer are what is left of 227 KB.
 // Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
 // of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
-template <typename T, Schedule S>
+template <typename T>
 struct SharedStorage {
-  alignas(hopper::swizzle_atom_bytes) T a[STAGES][BM<S> * BK];  // BM rows of A per stage, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T a[STAGES][BM * BK];  // BM rows of A per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T b[STAGES][BN * BK];  // BN rows of B per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T c[CONSUMERS][C_BOXES][hopper::wgmma_m * C_COLS];  // C boxes, swizzled
   hopper::Pipeline<STAGES> pipe;
   int tile[STAGES];  // the tile whose K-step each stage holds, or hopper::no_more_tiles
-  // Ping-pong only: turn[c] completes when consumer c may issue its next tile's MMAs, and next[c]
-  // is where in the ring that tile starts, left there by the other consumer as its turn ended. One
-  // slot per reader: a consumer's threads read their slot while its storer writes the other's.
-  uint64_t turn[CONSUMERS];
-  hopper::PipelineState<STAGES> next[CONSUMERS];
   hopper::ClusterChannel<UNIT_SLOTS> units;  // the dynamic queue's units, from rank 0 to its peers
 };
 // [/region:smem]
 
 // [region:kernel]
-template <typename T, Schedule S>
+template <typename T>
 __global__ void __launch_bounds__(THREADS, 1)
     matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   const __grid_constant__ CUtensorMap c_map, bool tma_store, T* c, int m, int n, int k,
                   Scheduler scheduler) {
   extern __shared__ unsigned char smem_bytes[];
-  auto& smem = *reinterpret_cast<SharedStorage<T, S>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
-  constexpr bool pingpong = S == Schedule::pingpong;
-  constexpr int BM = v8_deferred_store::BM<S>;
+  auto& smem = *reinterpret_cast<SharedStorage<T>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
   const uint32_t rank = hopper::cluster_rank();
 
-  // A stage is empty once every thread of the consumers that read it released it: each one read
-  // the stage's label, and only its own arrival orders that read before the next label's write.
+  // A stage is empty once every consumer thread released it: each one read the stage's label, and
+  // only its own arrival orders that read before the producer writes the next label there.
   // With a cluster, the peers' consumers read the multicast operand at the same stage: each of
   // them adds one arrival, by its first thread, once its MMAs on the stage are done.
-  // Ping-pong: one consumer reads a stage; each turn barrier counts the other consumer's threads.
-  constexpr int readers = pingpong ? 1 : CONSUMERS;
   if (threadIdx.x == 0) {
-    smem.pipe.init(readers * hopper::warpgroup_threads + readers * (CLUSTER - 1));
-    for (uint64_t& turn : smem.turn) hopper::mbarrier_init(&turn, hopper::warpgroup_threads);
-    for (hopper::PipelineState<STAGES>& start : smem.next) start = {};
+    smem.pipe.init(CONSUMERS * hopper::warpgroup_threads + CONSUMERS * (CLUSTER - 1));
     if (CLUSTER > 1) smem.units.init(CLUSTER - 1);
   }
   hopper::cluster_sync();  // the peers' barriers are initialised before anyone arrives on them
@@ -176,7 +157,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 
   hopper::claim_registers<CONSUMER_REGISTERS>();
   const int consumer = warpgroup - 1;
-  const int consumer_row = pingpong ? 0 : consumer * CONSUMER_ROWS;  // this consumer's first row in the tile
+  const int consumer_row = consumer * CONSUMER_ROWS;  // this consumer's first row in the tile
   const bool storer = threadIdx.x % hopper::warpgroup_threads == 0;  // issues this consumer's TMA stores
   const int consumer_barrier = 1 + consumer;  // named barrier of this consumer's warpgroup (0 is __syncthreads)
   float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // each tile's first WGMMA overwrites it
@@ -215,23 +196,12 @@ __global__ void __launch_bounds__(THREADS, 1)
         if (peer != rank) hopper::mbarrier_arrive_cluster(&smem.pipe.empty[at.stage], peer);
   };
   hopper::PipelineState<STAGES> read, release;  // release trails read by MMAS_IN_FLIGHT K-steps
-  uint32_t turn_phase = consumer == 0;  // consumer 0's first wait passes at once (parity 1 on a fresh barrier)
   hopper::trace::Lane lane(hopper::trace::consumer, consumer);
   for (;;) {
-    if (pingpong) {  // wait for the other consumer to finish issuing its MMAs; start where it ended
-      lane.mark(hopper::trace::wait_other);
-      hopper::mbarrier_wait(&smem.turn[consumer], turn_phase);
-      turn_phase ^= 1;
-      read = release = smem.next[consumer];
-    }
     lane.mark(hopper::trace::wait_full);
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
     if (index == hopper::no_more_tiles) {
-      if (pingpong) {  // the other consumer finds the same signal where this one found it
-        if (storer) smem.next[1 - consumer] = read;
-        hopper::mbarrier_arrive(&smem.turn[1 - consumer]);
-      }
       while (stored < BOXES) store_next_box();  // the last tile's C: no MMAs left to hide behind
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
       hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
@@ -271,11 +241,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         release.advance();
       }
       read.advance();
-      if (!pingpong && stored < BOXES) store_next_box();  // this K-step's WGMMAs run meanwhile
-    }
-    if (pingpong) {  // the tensor cores go to the other consumer while this one drains and stores
-      if (storer) smem.next[1 - consumer] = read;
-      hopper::mbarrier_arrive(&smem.turn[1 - consumer]);
+      if (stored < BOXES) store_next_box();  // this K-step's WGMMAs run meanwhile
     }
     hopper::wgmma_wait<0>();
 #pragma unroll
@@ -303,17 +269,13 @@ __global__ void __launch_bounds__(THREADS, 1)
     out_row = tile_row + consumer_row;
     out_col = tile_col;
     stored = 0;
-    // Ping-pong needs no deferring: the other consumer's MMAs already run while this one stores.
-    if (pingpong)
-      while (stored < BOXES) store_next_box();
   }
 }
 // [/region:kernel]
 
 // [region:launch]
-template <Schedule S, typename T>
+template <typename T>
 void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream, hopper::TileQueue* queue) {
-  constexpr int BM = v8_deferred_store::BM<S>;
   matmul::validate_shape({m, n, k});
   matmul::validate_operands(a, b, c);
   const CUtensorMap a_map = hopper::make_tile_map(a, hopper::tile_map_params(m, k, BM, BK));
@@ -326,43 +288,35 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const int blocks_n = matmul::ceil_div(matmul::ceil_div(n, BN), CLUSTER_N);
   const int64_t units = int64_t(blocks_m) * blocks_n;
   matmul::validate_grid(units * CLUSTER);
-  const size_t smem_bytes = sizeof(SharedStorage<T, S>) + hopper::swizzle_atom_bytes;  // + room to align the start
+  const size_t smem_bytes = sizeof(SharedStorage<T>) + hopper::swizzle_atom_bytes;  // + room to align the start
   // How many clusters fit on this GPU at once, which depends on how its SMs group into the clusters'
   // neighbourhoods (GPCs), not only on how many CTAs fit per SM.
-  const int resident_clusters = hopper::prepare<matmul_kernel<T, S>>(THREADS, smem_bytes, CLUSTER);
+  const int resident_clusters = hopper::prepare<matmul_kernel<T>>(THREADS, smem_bytes, CLUSTER);
   const Scheduler scheduler{int(units), blocks_m, blocks_n, hopper::counter_of(queue)};
   const int clusters = int(units < resident_clusters ? units : resident_clusters);  // no more than fit at once
   CUDA_CHECK(hopper::trace::attach(stream));
-  hopper::launch_cluster(matmul_kernel<T, S>, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map,
+  hopper::launch_cluster(matmul_kernel<T>, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map,
                          tma_store, c, m, n, k, scheduler);
 }
 // [/region:launch]
 
 void matmul(const __half* a, const __half* b, __half* c, int m, int n, int k, cudaStream_t stream,
             hopper::TileQueue* queue) {
-  launch<SCHEDULE>(a, b, c, m, n, k, stream, queue);
+  launch(a, b, c, m, n, k, stream, queue);
 }
 
 void matmul(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k, cudaStream_t stream,
             hopper::TileQueue* queue) {
-  launch<SCHEDULE>(a, b, c, m, n, k, stream, queue);
-}
-
-std::string technique(Schedule s) {
-  return s == Schedule::cooperative
-             ? "a tile's C packed in registers, stored during the next tile's K-steps; cooperative consumers"
-             : "a tile's C stored as soon as its MMAs are done (nothing to defer); ping-pong consumers";
+  launch(a, b, c, m, n, k, stream, queue);
 }
 
 const matmul::Version version{
     "v8_deferred_store",
-    technique(SCHEDULE),
+    "a tile's C packed in registers, stored during the next tile's K-steps; cooperative consumers",
     matmul,
     matmul,
     {
-        {"BM", BM<SCHEDULE>},
-        {"PINGPONG", PINGPONG},
-        {"CONSUMER_ROWS", CONSUMER_ROWS},
+        {"BM", BM},
         {"BN", BN},
         {"BK", BK},
         {"STAGES", STAGES},
@@ -375,10 +329,5 @@ const matmul::Version version{
         {"THREADS", THREADS},
     },
 };
-
-// The other schedule: the same constants, but its own tile height and entry points.
-const matmul::Version alternative = matmul::alternative_of(
-    version, OTHER == Schedule::pingpong ? "pingpong" : "cooperative", technique(OTHER), launch<OTHER, __half>,
-    launch<OTHER, __nv_bfloat16>, {{"BM", BM<OTHER>}, {"PINGPONG", 1 - PINGPONG}});
 
 }  // namespace v8_deferred_store
