@@ -193,8 +193,9 @@ def ladder_table(root, page, results, args):
                 cells += [significant(r["tflops"]), ratio_text(r["ratio_vs_cublas"])] if r else ["—", "—"]
             lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"M = N = K = {LADDER_SIZE}; {provenance(results)}. "
-                  "\"vs cuBLAS\" is cuBLAS's median time over the version's, both timed launch by "
-                  "launch in the same process; \"—\": not measured yet."]
+                  "\"vs cuBLAS\" is cuBLAS's median time over the version's, every kernel of a size timed in "
+                  "one round-robin with cuBLAS, so a column ranks the kernels as their times do; \"—\": not "
+                  "measured yet."]
     return lines
 
 
@@ -223,7 +224,8 @@ def readme_table(root, page, results, args):
             lines.append(f"| `{r['version']}` | {r['technique']} | {significant(r['tflops'])} TFLOPS "
                          f"| {ratio_text(r['ratio_vs_cublas'])} |")
     lines += ["", f"From `{RESULTS}` (the ladder on the {gpu}, {results['date'][:10]}, git {results['git']}); "
-                  "\"vs cuBLAS\" is measured in the same process, launch by launch"
+                  "\"vs cuBLAS\" shares one cuBLAS median per size (one round-robin of every kernel), so the "
+                  "column ranks the kernels as their times do"
                   + ("; \"—\": not measured yet." if missing else ".")]
     return lines
 
@@ -503,8 +505,43 @@ def update(root):
     return 0
 
 
+# Word budgets: a page is a lesson, not a lab notebook. Words are counted outside fenced code
+# blocks (the quoted source is the kernel's, not the page's); tables and headings count.
+PAGE_BUDGETS = {"docs/roles.md": 3000, "docs/README.md": 2000}
+VERSION_PAGE_BUDGET = 4000
+# Pages describe the kernel as it is and what was measured of it, not the order of the work.
+BANNED_WORDS = re.compile(r"\bsessions?\b", re.IGNORECASE)
+
+
+def prose_words(text):
+    """Words of a page outside its fenced code blocks."""
+    return len(re.sub(r"```.*?```", "", text, flags=re.S).split())
+
+
+def page_problems(root):
+    """Pages over their word budget, and banned words in docs/ and README.md."""
+    problems = []
+    budgets = dict(PAGE_BUDGETS)
+    budgets.update({f"docs/{v}.md": VERSION_PAGE_BUDGET for v in versions(root)})
+    for page, budget in sorted(budgets.items()):
+        path = os.path.join(root, page)
+        if os.path.isfile(path) and prose_words(read(path)) > budget:
+            problems.append(f"{page}: {prose_words(read(path))} words outside code, over the budget of {budget}")
+    pages = ["README.md"] + sorted(f"docs/{f}" for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md"))
+    for page in pages:
+        path = os.path.join(root, page)
+        if not os.path.isfile(path):
+            continue
+        for n, line in enumerate(read(path).splitlines(), 1):
+            if BANNED_WORDS.search(line):
+                problems.append(f"{page}:{n}: the word '{BANNED_WORDS.search(line).group(0)}': a page says what "
+                                "was measured, not in which run")
+    return problems
+
+
 def check(root):
     problems, counts = [], {"blocks": 0, "diffs": 0}
+    problems += page_problems(root)
     for page, lines, found in page_blocks(root):
         counts["blocks"] += len(found)
         for b in found:

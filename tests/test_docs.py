@@ -364,6 +364,39 @@ class Staleness(Scratch):
         self.assert_reported(docs("check", self.root), "docs/diffs/v0_naive__", "differs")
 
 
+class Lessons(Scratch):
+    """A page is a lesson: within its word budget, counted outside code, and without the story of runs."""
+
+    def append(self, page, text):
+        with open(os.path.join(self.root, page), "a", encoding="utf-8") as f:
+            f.write(text)
+
+    def test_a_version_page_over_its_budget_is_reported(self):
+        self.append("docs/v3_warpspec.md", "\n" + "word " * 4001 + "\n")
+        self.assert_reported(docs("check", self.root), "docs/v3_warpspec.md", "over the budget of 4000")
+
+    def test_the_index_and_roles_have_their_own_budgets(self):
+        self.append("docs/README.md", "\n" + "word " * 2001 + "\n")
+        self.append("docs/roles.md", "\n" + "word " * 3001 + "\n")
+        result = docs("check", self.root)
+        self.assert_reported(result, "docs/README.md", "over the budget of 2000")
+        self.assert_reported(result, "docs/roles.md", "over the budget of 3000")
+
+    def test_code_does_not_count_against_the_budget(self):
+        with open(os.path.join(self.root, "docs/v3_warpspec.md"), "w", encoding="utf-8") as f:
+            f.write("# v3_warpspec\n\n" + "word " * 3000 + "\n```\n" + "code " * 5000 + "\n```\n")
+        result = docs("check", self.root)
+        self.assertFalse([l for l in result.stdout.splitlines() if "v3_warpspec.md" in l and "budget" in l],
+                         result.stdout)
+
+    def test_the_word_session_is_refused_in_docs_and_readme(self):
+        self.append("README.md", "\nIn the last Session we measured it.\n")
+        self.append("docs/methodology.md", "\nTwo sessions later it was faster.\n")
+        result = docs("check", self.root)
+        self.assert_reported(result, "README.md:", "the word 'Session'")
+        self.assert_reported(result, "docs/methodology.md:", "the word 'sessions'")
+
+
 class Peers(Scratch):
     """A peer in the results (a run marked "peer": true) gets a table of its own below the rungs,
     in the README and in the docs index; without one, the tables have none."""
