@@ -1,5 +1,5 @@
-// What the harness knows of a version: its name, its technique in a few words, its two entry
-// points and its tuning constants. Each version's kernel.cu defines one of these, and so does each
+// What the harness knows of a version: its name, its technique in a few words, its entry points
+// (one per type; a persistent rung's take a tile queue) and its tuning constants. Each version's kernel.cu defines one of these, and so does each
 // peer (peers/).
 #pragma once
 #include <cuda_runtime.h>
