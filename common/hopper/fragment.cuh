@@ -1,6 +1,6 @@
 // The accumulator fragment of wgmma m64nNk16 with fp32 D (PTX ISA 9.7.15.5, "Matrix fragments
 // for wgmma", the figure of the D matrix layout), and its two ways out: straight to row-major C
-// in global memory, or into a swizzled shared-memory box for a TMA store.
+// in global memory (or transposed), or into a swizzled shared-memory box for a TMA store.
 //
 // Warp w of the warpgroup owns rows 16w .. 16w+15 of the 64. Lane l holds rows r = 16w + l/4
 // and r + 8, and in each group j = 0 .. N/8-1 the columns c = 8j + 2(l%4) and c + 1:
@@ -61,6 +61,29 @@ __device__ inline void store_fragment(const float (&d)[N / 2], T* c, int row0, i
   }
 }
 // [/region:store_fragment]
+
+// [region:store_fragment_transposed]
+// The same tile written transposed: D[r][c] goes to C[c][r], C having `rows` columns. A kernel
+// that computed Cᵀ = B·Aᵀ (v9's swapped tiles) stores C this way. Element by element: the eight
+// lanes that share a column write eight neighbouring elements of one row of C.
+template <int N, typename T>
+__device__ inline void store_fragment_transposed(const float (&d)[N / 2], T* c, int row0, int col0, int rows,
+                                                 int cols) {
+  const int warp = threadIdx.x % warpgroup_threads / 32, lane = threadIdx.x % 32;
+  const int row = row0 + 16 * warp + lane / 4;
+  const int col = col0 + 2 * (lane % 4);
+  const auto put = [&](int r, int k, float x) {
+    if (r < rows && k < cols) c[size_t(k) * rows + r] = T(x);
+  };
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j) {
+    put(row, col + 8 * j, d[4 * j]);
+    put(row, col + 8 * j + 1, d[4 * j + 1]);
+    put(row + 8, col + 8 * j, d[4 * j + 2]);
+    put(row + 8, col + 8 * j + 1, d[4 * j + 3]);
+  }
+}
+// [/region:store_fragment_transposed]
 
 // [region:stmatrix]
 // stmatrix.x4 (PTX ISA, "Warp-level matrix store instruction: stmatrix"): the warp stores four

@@ -24,6 +24,88 @@ namespace hopper::detail {
 template <typename T, int N>
 __device__ void wgmma_mma_async(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, bool scale_d);
 
+// m64n16k16, f16 inputs: accumulators %0 .. %7, A's descriptor %8, B's %9, scale-d %10.
+// clang-format off
+template <>
+__device__ inline void wgmma_mma_async<__half, 16>(float (&d)[8], uint64_t desc_a, uint64_t desc_b, bool scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %10, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16\n"
+      "  {%0, %1, %2, %3, %4, %5, %6, %7},\n"
+      "  %8, %9, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+      : "l"(desc_a), "l"(desc_b), "r"(int(scale_d)));
+}
+// clang-format on
+
+// m64n16k16, bf16 inputs: accumulators %0 .. %7, A's descriptor %8, B's %9, scale-d %10.
+// clang-format off
+template <>
+__device__ inline void wgmma_mma_async<__nv_bfloat16, 16>(float (&d)[8], uint64_t desc_a, uint64_t desc_b,
+                                                          bool scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %10, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16\n"
+      "  {%0, %1, %2, %3, %4, %5, %6, %7},\n"
+      "  %8, %9, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+      : "l"(desc_a), "l"(desc_b), "r"(int(scale_d)));
+}
+// clang-format on
+
+// m64n64k16, f16 inputs: accumulators %0 .. %31, A's descriptor %32, B's %33, scale-d %34.
+// clang-format off
+template <>
+__device__ inline void wgmma_mma_async<__half, 64>(float (&d)[32], uint64_t desc_a, uint64_t desc_b, bool scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16\n"
+      "  {%0, %1, %2, %3, %4, %5, %6, %7,\n"
+      "   %8, %9, %10, %11, %12, %13, %14, %15,\n"
+      "   %16, %17, %18, %19, %20, %21, %22, %23,\n"
+      "   %24, %25, %26, %27, %28, %29, %30, %31},\n"
+      "  %32, %33, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(int(scale_d)));
+}
+// clang-format on
+
+// m64n64k16, bf16 inputs: accumulators %0 .. %31, A's descriptor %32, B's %33, scale-d %34.
+// clang-format off
+template <>
+__device__ inline void wgmma_mma_async<__nv_bfloat16, 64>(float (&d)[32], uint64_t desc_a, uint64_t desc_b,
+                                                          bool scale_d) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16\n"
+      "  {%0, %1, %2, %3, %4, %5, %6, %7,\n"
+      "   %8, %9, %10, %11, %12, %13, %14, %15,\n"
+      "   %16, %17, %18, %19, %20, %21, %22, %23,\n"
+      "   %24, %25, %26, %27, %28, %29, %30, %31},\n"
+      "  %32, %33, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(int(scale_d)));
+}
+// clang-format on
+
 // m64n128k16, f16 inputs: accumulators %0 .. %63, A's descriptor %64, B's %65, scale-d %66.
 // clang-format off
 template <>

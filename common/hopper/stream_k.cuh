@@ -1,0 +1,105 @@
+// The scheduler role of v9: stream-K. The work is not a list of tiles but a list of K-steps, a
+// unit's k_steps of them one after another, and each cluster takes an equal share of the steps.
+#pragma once
+#include <cstdint>
+
+#include "common/hopper/cluster.cuh"
+#include "common/hopper/tile_scheduler.cuh"
+#include "common/tiles.h"
+
+namespace hopper {
+
+// K-steps [k_begin, k_end) of unit `unit`, or unit == no_more_tiles. Three kinds:
+//   - whole:       k_begin == 0 and k_end == k_steps: the cluster computes the tile and stores C;
+//   - contributor: k_begin > 0: it writes its fp32 partial tile to its slot and raises the flag;
+//   - finisher:    k_begin == 0, k_end < k_steps: it waits for the contributors' flags, adds
+//                  their partials in cluster order, and stores C.
+struct Work {
+  int unit;
+  int k_begin, k_end;
+};
+
+// [region:stream_k]
+// Units are CLUSTER_M x CLUSTER_N blocks of tiles in grouped order, as in TileScheduler. Units
+// [0, whole_units) go out whole on the static stride, `rounds` of them per cluster, the order that
+// keeps neighbouring tiles in L2 together. The units after them, the last one to two waves, are
+// cut into their K-steps, and cluster c takes steps [begin(c), begin(c + 1)) of them: each cluster
+// does the same number of steps, so none waits idle on a last, half-empty wave.
+// A cluster's share starts where the previous one's ends, often inside a unit: its first unit is
+// then a contributor, done at once, and the unit's first K-steps are the previous cluster's last
+// work, done last; the finisher waits on contributors that finished long before. Each cluster
+// contributes at most once, so the slot of CTA blockIdx.x holds its only partial tile. The
+// finisher adds the partials in cluster order, always the same order: reruns are bit-identical.
+template <int GROUP, int CLUSTER_M = 1, int CLUSTER_N = 1>
+struct StreamKScheduler {
+  int blocks_m, blocks_n;  // cluster blocks along M and N
+  int k_steps;  // K-steps of one unit
+  int whole_units;  // a multiple of the cluster count
+  int split_units;  // the units after those, split by K; their steps reach every cluster
+
+  __device__ Work first() const {
+    const int c = cluster_index();
+    return whole_units > 0 ? Work{c, 0, k_steps} : split(begin(c));
+  }
+
+  __device__ Work next(Work w) const {
+    if (w.unit < whole_units) {
+      const int unit = w.unit + clusters();
+      return unit < whole_units ? Work{unit, 0, k_steps} : split(begin(cluster_index()));
+    }
+    return split(int64_t(w.unit - whole_units) * k_steps + w.k_end);
+  }
+
+  // The tile of unit `unit` that CTA `rank` of the cluster computes (TileScheduler::tile).
+  __device__ matmul::TileCoord tile(int unit, uint32_t rank = 0) const {
+    const matmul::TileCoord block = matmul::grouped_tile(unit, blocks_m, blocks_n, GROUP);
+    return {block.m * CLUSTER_M + int(rank) % CLUSTER_M, block.n * CLUSTER_N + int(rank) / CLUSTER_M};
+  }
+
+  // For a finisher of `unit`: the next cluster after `c` that contributed to it, or -1. In order
+  // from the finisher's own cluster, these are the clusters whose share starts inside the unit.
+  __device__ int next_contributor(int unit, int c) const {
+    const int64_t unit_end = int64_t(unit - whole_units + 1) * k_steps;
+    return c + 1 < clusters() && begin(c + 1) < unit_end ? c + 1 : -1;
+  }
+
+  __device__ static int cluster_index() {
+    if constexpr (CLUSTER_M * CLUSTER_N == 1) return int(blockIdx.x);
+    return cluster_id();
+  }
+
+ private:
+  __device__ static int clusters() {
+    if constexpr (CLUSTER_M * CLUSTER_N == 1) return int(gridDim.x);
+    return cluster_count();
+  }
+
+  // The first split step of cluster c's share; begin(clusters()) is the end of the last share.
+  __device__ int64_t begin(int c) const { return int64_t(split_units) * k_steps * c / clusters(); }
+
+  // The work from split step s to the end of its unit or of this cluster's share.
+  __device__ Work split(int64_t s) const {
+    const int64_t end = begin(cluster_index() + 1);
+    if (s >= end) return {no_more_tiles, 0, 0};
+    const int unit = int(s / k_steps), k_begin = int(s % k_steps);
+    const int64_t k_end = k_begin + (end - s);
+    return {whole_units + unit, k_begin, int(k_end < k_steps ? k_end : k_steps)};
+  }
+};
+// [/region:stream_k]
+
+// A flag in global memory between CTAs that run at the same time: raise it after the data it
+// guards is written (release: the data is visible at GPU scope first), and wait for it before
+// reading that data (acquire).
+__device__ inline void raise_flag(int* flag) {
+  asm volatile("st.release.gpu.global.s32 [%0], 1;" ::"l"(flag) : "memory");
+}
+
+__device__ inline void wait_flag(const int* flag) {
+  int raised = 0;
+  do {
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(raised) : "l"(flag) : "memory");
+  } while (raised == 0);
+}
+
+}  // namespace hopper

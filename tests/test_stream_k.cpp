@@ -1,0 +1,81 @@
+// v9's own rules, beyond what every version is tested for: each tiling of its menu, forced, is
+// right on ragged shapes with and without a queue; a split tile's fix-up adds the partials in a
+// fixed order, so a rerun is bit-identical; the flags are all down after every launch; and
+// choose() picks the tilings its page justifies.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/harness/verify.h"
+#include "common/hopper/tile_queue.h"
+#include "gpu.h"
+#include "v9_stream_k/matmul.h"
+
+using namespace matmul;
+using v9_stream_k::Tile;
+
+namespace {
+
+void run(Tile tile, DType t, Operands& x, cudaStream_t stream, hopper::TileQueue* queue) {
+  const int m = int(x.shape.m), n = int(x.shape.n), k = int(x.shape.k);
+  if (t == DType::fp16)
+    v9_stream_k::matmul(tile, static_cast<const __half*>(x.a.get()), static_cast<const __half*>(x.b.get()),
+                        static_cast<__half*>(x.c.get()), m, n, k, stream, queue);
+  else
+    v9_stream_k::matmul(tile, static_cast<const __nv_bfloat16*>(x.a.get()),
+                        static_cast<const __nv_bfloat16*>(x.b.get()), static_cast<__nv_bfloat16*>(x.c.get()), m, n,
+                        k, stream, queue);
+}
+
+std::vector<int> flags_of(const hopper::TileQueue& queue) {
+  std::vector<int> flags(size_t(queue.slots()) * hopper::TileQueue::flags_per_slot);
+  CUDA_CHECK(cudaMemcpy(flags.data(), queue.flags(), flags.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  return flags;
+}
+
+}  // namespace
+
+TEST_CASE("choose: swapped tiles up to M = 128, growing with M; v8's tile above", "[stream_k]") {
+  STATIC_REQUIRE(v9_stream_k::choose(1, 4096, 4096) == Tile::swap16);
+  STATIC_REQUIRE(v9_stream_k::choose(16, 4096, 4096) == Tile::swap16);
+  STATIC_REQUIRE(v9_stream_k::choose(17, 4096, 4096) == Tile::swap64);
+  STATIC_REQUIRE(v9_stream_k::choose(64, 4096, 4096) == Tile::swap64);
+  STATIC_REQUIRE(v9_stream_k::choose(128, 4096, 4096) == Tile::swap128);
+  STATIC_REQUIRE(v9_stream_k::choose(8192, 8192, 8192) == Tile::wide);
+}
+
+TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split tiles rerun bit-identical",
+          "[stream_k]") {
+  require_hopper_or_skip();
+  const Tile tile = GENERATE(Tile::wide, Tile::swap128, Tile::swap64, Tile::swap16);
+  const DType t = GENERATE(DType::fp16, DType::bf16);
+  // Few units with long K (every cluster shares a few tiles), one ragged unit, more units than
+  // clusters with a ragged last wave, K of one step, and N not a multiple of 8 (no TMA store).
+  const Shape s = GENERATE(Shape{1, 1000, 4104}, Shape{16, 4096, 4096}, Shape{37, 333, 1000}, Shape{100, 520, 2048},
+                           Shape{300, 1000, 3000}, Shape{1000, 2100, 520}, Shape{129, 4096, 8}, Shape{70, 999, 640});
+  INFO(v9_stream_k::name(tile) << " " << dtype_name(t) << " " << s.m << "x" << s.n << "x" << s.k);
+  hopper::TileQueue queue;
+  Operands x(s, t);
+  DeviceBuffer ref(x.c_count() * sizeof(float));
+  cublas_reference(t, x.a.get(), x.b.get(), static_cast<float*>(ref.get()), int(s.m), int(s.n), int(s.k), nullptr);
+  for (hopper::TileQueue* q : {static_cast<hopper::TileQueue*>(nullptr), &queue}) {
+    INFO((q ? "stream-K, with a queue" : "whole tiles, no queue"));
+    fill_bits(x.c.get(), x.c_count(), poison_bits);
+    run(tile, t, x, nullptr, q);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const Verification check = compare_to_reference(t, x.c.get(), static_cast<const float*>(ref.get()), x.c_count());
+    INFO(check.failure());
+    CHECK(check.pass());
+    // A rerun into a poisoned C gives the same bits: the fix-up's order does not depend on timing.
+    CUDA_CHECK(cudaMemcpy(x.first.get(), x.c.get(), x.c.bytes(), cudaMemcpyDeviceToDevice));
+    for (int rerun = 0; rerun < 3; ++rerun) {
+      fill_bits(x.c.get(), x.c_count(), poison_bits);
+      run(tile, t, x, nullptr, q);
+      CHECK(count_differences(x.first.get(), x.c.get(), x.c_count()) == 0);
+    }
+  }
+  for (int flag : flags_of(queue)) CHECK(flag == 0);
+}
