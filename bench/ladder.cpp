@@ -1,6 +1,7 @@
 // The ladder: every registered version, the peers (peers/: someone else's kernels, for reference)
 // and cuBLAS, in one process, over square sizes and both dtypes, the kernels of a size timed together;
-// one progress line per run, a final table, and a results file for the plots and docs.
+// one progress line per run, a final table, and a results file for the plots and docs. With --suite llm,
+// the Llama-3 layers instead (common/harness/llm_suite.h): a line per shape and a summary per kernel.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,7 +13,9 @@
 #include <numeric>
 
 #include "bench/all_kernels.h"
+#include "common/harness/bandwidth.h"
 #include "common/harness/harness.h"
+#include "common/harness/llm_suite.h"
 #include "common/harness/stats.h"
 
 namespace matmul {
@@ -74,8 +77,9 @@ struct Run {
 // Every kernel of one dtype and size, cuBLAS among them: each verified, then timed in rounds that
 // launch each once, in ladder order, so that every ratio of the size has the same cuBLAS launches
 // for denominator and the ratios rank the kernels as their times do. A kernel far slower than
-// cuBLAS is timed alone; its ratio has the same denominator.
-void measure(Workspace& w, std::vector<Run>& runs, const TimingFlags& t) {
+// cuBLAS is timed alone; its ratio has the same denominator. `before` goes ahead of every launch,
+// untimed (timing.h).
+void measure(Workspace& w, std::vector<Run>& runs, const TimingFlags& t, const Launch& before = {}) {
   std::vector<Run*> measured;
   for (Run& run : runs) {
     if (!run.skipped.empty()) continue;
@@ -91,7 +95,7 @@ void measure(Workspace& w, std::vector<Run>& runs, const TimingFlags& t) {
     return kernels;
   };
   // The warm-up rounds of every kernel also say how long each takes.
-  const Samples warm = w.warm_up(kernels_of(measured), std::max(1, t.warmup));
+  const Samples warm = w.warm_up(kernels_of(measured), std::max(1, t.warmup), before);
   std::vector<double> warm_ms;
   for (size_t i = 0; i < measured.size(); ++i) {
     measured[i]->seconds += seconds_of(warm[i]);
@@ -104,7 +108,7 @@ void measure(Workspace& w, std::vector<Run>& runs, const TimingFlags& t) {
 
   std::vector<TimedRounds> alone;
   for (Run* run : apart) {
-    alone.push_back(w.time_rounds({run->version}, t.iters));
+    alone.push_back(w.time_rounds({run->version}, t.iters, before));
     run->seconds += seconds_of(alone.back().ms[0]);
   }
   const std::vector<const Version*> kernels = kernels_of(together);
@@ -112,12 +116,12 @@ void measure(Workspace& w, std::vector<Run>& runs, const TimingFlags& t) {
   // NVML's power reading is a mean over the last second (at 8192³, after v0 and a quarter second
   // of warm-up, the rounds read 435 W; after a second, 697).
   if (!apart.empty()) {
-    const Samples again = w.warm_up(kernels, std::numeric_limits<int>::max());
+    const Samples again = w.warm_up(kernels, std::numeric_limits<int>::max(), before);
     for (size_t i = 0; i < together.size(); ++i) together[i]->seconds += seconds_of(again[i]);
   }
   // The sampled clock and power are means over the whole round-robin: the clock all its kernels ran
   // at together, and the power they drew together, not any one kernel's.
-  const TimedRounds rounds = w.time_rounds(kernels, t.iters);
+  const TimedRounds rounds = w.time_rounds(kernels, t.iters, before);
   const double cublas_ms = summarize(rounds.ms[cublas_index(kernels)]).median;
   for (size_t i = 0; i < together.size(); ++i) {
     together[i]->seconds += seconds_of(rounds.ms[i]);
@@ -126,13 +130,111 @@ void measure(Workspace& w, std::vector<Run>& runs, const TimingFlags& t) {
   for (size_t i = 0; i < apart.size(); ++i) set_times(apart[i]->record, alone[i].ms[0], cublas_ms, alone[i].power);
 }
 
+// The results file, written (its folder made first), and the exit code: a failed run fails the whole.
+int finish(const std::string& out, const Results& results) {
+  if (const auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+  write_results(out, results);
+  std::printf("\nwrote %s\n", out.c_str());
+  for (const RunRecord& r : results.runs)
+    if (!*r.pass) return exit_failed;
+  return exit_pass;
+}
+
+// One shape of the LLM suite, once its kernels are measured: cuBLAS's time, with W's bandwidth where
+// the run records it (else its TFLOPS), the best and the worst of the other kernels against it, the verdict.
+void print_shape(size_t index, size_t total, const std::vector<Run>& runs, double seconds) {
+  const auto is_cublas = [](const Run& run) { return run.version == &cublas_version(); };
+  const RunRecord& base = std::find_if(runs.begin(), runs.end(), is_cublas)->record;
+  std::printf("[%3zu/%zu] %-4s m=%-4lld n=%-5lld k=%-5lld %-11s cuBLAS %8.4f ms", index, total, dtype_name(base.dtype),
+              (long long)base.m, (long long)base.n, (long long)base.k, layer_name(base.n, base.k).c_str(),
+              base.ms_median);
+  if (base.weight_gbps)
+    std::printf(" %5.2f TB/s of W", *base.weight_gbps / 1e3);
+  else
+    std::printf(" %6.1f TFLOPS", base.tflops);
+  const RunRecord *best = nullptr, *worst = nullptr;
+  std::string failed;
+  for (const Run& run : runs) {
+    const RunRecord& r = run.record;
+    if (!*r.pass) failed += (failed.empty() ? "" : ", ") + r.version;
+    if (is_cublas(run)) continue;
+    if (!best || r.ratio_vs_cublas > best->ratio_vs_cublas) best = &r;
+    if (!worst || r.ratio_vs_cublas < worst->ratio_vs_cublas) worst = &r;
+  }
+  if (best)
+    std::printf("  best %s %.3fx  worst %s %.3fx", best->version.c_str(), best->ratio_vs_cublas, worst->version.c_str(),
+                worst->ratio_vs_cublas);
+  std::printf("  %s  (%.1f s)\n", failed.empty() ? "PASS" : ("FAIL: " + failed).c_str(), seconds);
+}
+
+void print_summary(const std::vector<RunRecord>& runs, double hbm_gbps) {
+  std::printf(
+      "\nper dtype and kernel, over the shapes: the geometric mean of the ratio to cuBLAS, the worst shape, and the\n"
+      "lowest bandwidth of W at M <= %lld on the layers of %.0f MB or more (HBM read limit %.2f TB/s)\n",
+      (long long)summary_max_m, large_layer_bytes / 1e6, hbm_gbps / 1e3);
+  std::printf("%-5s %-26s %8s %8s  %-26s %s\n", "dtype", "kernel", "geomean", "worst", "worst at m x n x k",
+              "min W TB/s");
+  for (const SuiteSummary& s : summarize_suite(runs)) {
+    char shape[64], tbps[32] = "-";
+    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld %s", (long long)s.worst_shape.m, (long long)s.worst_shape.n,
+                  (long long)s.worst_shape.k, layer_name(s.worst_shape.n, s.worst_shape.k).c_str());
+    if (s.min_weight_tbps)
+      std::snprintf(tbps, sizeof tbps, "%.2f (%.0f%%)", *s.min_weight_tbps, 100 * *s.min_weight_tbps * 1e3 / hbm_gbps);
+    std::printf("%-5s %-26s %7.3fx %7.3fx  %-26s %s\n", dtype_name(s.dtype), s.version.c_str(), s.geomean_ratio,
+                s.worst_ratio, shape, tbps);
+  }
+}
+
+// --suite llm: each dtype, M and layer, its kernels measured together as a size's are in the ladder,
+// each launch after an L2 flush; the HBM read limit first.
+int llm_suite(const LadderOptions& o, const std::vector<const Version*>& kernels, const DeviceInfo& device,
+              const std::string& out) {
+  // A layer's weights fit in the L2 (33 MB for 8B's o, 50 MB for its qkv; the H200 has 60 MiB): unflushed,
+  // every launch but the first would read W from the L2, as no model does (between two uses of a layer
+  // it reads every other layer's weights), and a decode-size GEMM, bound by W's bandwidth, would be
+  // timed at the L2's bandwidth instead of HBM's.
+  const L2Flush flush;
+  const Launch before = [&](cudaStream_t s) { flush(s); };
+  std::printf(
+      "LLM suite on %s (%d SMs): the linear layers of Llama-3 8B and 70B, %zu kernels, the L2 flushed (%zu MiB read) "
+      "before every launch, %d warm-up + %d timed rounds per shape, each launching every kernel once\n",
+      device.name.c_str(), device.sm_count, kernels.size(), flush.bytes() >> 20, o.timing.warmup, o.timing.iters);
+
+  Results results{device, git_commit(), utc_now(), {}, {}};
+  results.hbm_read_gbps = hbm_read_gbps(flush, o.timing);
+  std::printf("HBM read limit: %.0f GB/s (our read kernel over %zu GiB, the median of %d reads)\n",
+              *results.hbm_read_gbps, hbm_read_bytes >> 30, o.timing.iters);
+  const size_t total = o.dtypes.size() * std::size(llm_tokens) * std::size(llm_layers);
+  size_t index = 0;
+  for (DType t : o.dtypes) {
+    for (int64_t m : llm_tokens) {
+      for (const Layer& layer : llm_layers) {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<Run> runs;
+        for (const Version* v : kernels) runs.push_back({v, {}, 0, ""});
+        Workspace w(t, {m, layer.n, layer.k});
+        measure(w, runs, o.timing, before);
+        for (Run& run : runs) {
+          if (m <= bandwidth_max_m) run.record.weight_gbps = weight_gbps(run.record);
+          results.runs.push_back(run.record);
+        }
+        print_shape(++index, total, runs, seconds_since(start));
+        std::fflush(stdout);
+      }
+    }
+  }
+  print_summary(results.runs, *results.hbm_read_gbps);
+  return finish(out, results);
+}
+
 int ladder(int argc, char** argv) {
   const LadderOptions o = parse_ladder_options(std::vector<std::string>(argv + 1, argv + argc), kernel_names());
   if (o.help) {
     std::cout << ladder_usage(argv[0]);
     return exit_pass;
   }
-  const std::vector<const Version*> versions = select_versions(o.versions);
+  const std::vector<const Version*> versions =
+      o.suite.empty() ? select_versions(o.versions) : llm_kernels(all_kernels(), o.versions);
   if (o.list) {
     for (const Version* v : versions)  // a peer's line says so: it is measured, not a rung
       std::printf("%-18s %s%s\n", v->name.c_str(), v->peer ? "[peer] " : "", v->technique.c_str());
@@ -140,7 +242,8 @@ int ladder(int argc, char** argv) {
   }
   const DeviceInfo device = query_device();
   require_hopper(device);
-  const std::string out = o.out.empty() ? "results/" + gpu_slug(device.name) + ".json" : o.out;
+  const std::string out = ladder_results_file(o, gpu_slug(device.name));
+  if (!o.suite.empty()) return llm_suite(o, versions, device, out);
   std::printf(
       "ladder on %s (%d SMs, SM clock up to %d MHz), %d warm-up + %d timed rounds per size, "
       "each launching every kernel once\n",
@@ -206,13 +309,7 @@ int ladder(int argc, char** argv) {
   for (const SkippedRun& s : results.skipped)
     std::printf("%-18s %-17s %-5s %s\n", s.version.c_str(), cube(s.m).c_str(), dtype_name(s.dtype), s.reason.c_str());
 
-  if (const auto dir = std::filesystem::path(out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
-  write_results(out, results);
-  std::printf("\nwrote %s\n", out.c_str());
-
-  for (const RunRecord& r : results.runs)
-    if (!*r.pass) return exit_failed;
-  return exit_pass;
+  return finish(out, results);
 }
 
 }  // namespace

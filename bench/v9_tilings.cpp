@@ -1,8 +1,9 @@
-// build/bin/v9_tilings: every tiling of v9's menu, and v9's own choice, against cuBLAS on the
-// linear layers of Llama-3 8B and 70B, for the M values given (default 1,16,64,128,256,512). The
+// build/bin/v9_tilings [M,M,...] [iters] [N:K,N:K,...]: every tiling of v9's menu, and v9's own
+// choice, against cuBLAS, by default on the linear layers of Llama-3 8B and 70B for M =
+// 1,16,64,128,256,512, with 20 timed launches each. The
 // measurements behind choose()'s rules (docs/v9_stream_k.md). Each shape's launches are timed in
-// rounds, each launch between its own events, and L2 is flushed before each by a memset of
-// twice its size, timed apart and ignored: no launch reads the previous one's weights from L2.
+// rounds, each launch between its own events, and L2 is flushed before each (the suite's
+// L2Flush, timed apart and ignored): no launch reads the previous one's weights from L2.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "common/harness/bandwidth.h"
 #include "common/harness/cublas.h"
 #include "common/harness/device_buffer.h"
 #include "common/harness/fill.h"
@@ -25,14 +27,19 @@ namespace {
 using namespace matmul;
 using v9_stream_k::Tile;
 
-constexpr Tile menu[] = {Tile::wide, Tile::swap128, Tile::swap64, Tile::swap16};
-constexpr int layers[][2] = {{6144, 4096},   {4096, 4096},  {28672, 4096}, {4096, 14336},
-                             {10240, 8192},  {8192, 8192},  {57344, 8192}, {8192, 28672}};
+constexpr Tile menu[] = {Tile::wide, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16};
+// (N, K) of each layer, Llama-3 8B's then 70B's.
+constexpr char llama_layers[] = "6144:4096,4096:4096,28672:4096,4096:14336,10240:8192,8192:8192,57344:8192,8192:28672";
 
+// "1,16,64" or, with pairs, "4096:4096,6144:4096" (each pair's two numbers in turn).
 std::vector<int> parse_list(const char* text) {
   std::vector<int> values;
   std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) values.push_back(std::atoi(item.c_str()));
+  for (std::string item; std::getline(in, item, ',');) {
+    const size_t colon = item.find(':');
+    values.push_back(std::atoi(item.substr(0, colon).c_str()));
+    if (colon != std::string::npos) values.push_back(std::atoi(item.substr(colon + 1).c_str()));
+  }
   return values;
 }
 
@@ -41,24 +48,22 @@ std::vector<int> parse_list(const char* text) {
 int main(int argc, char** argv) {
   const std::vector<int> ms = parse_list(argc > 1 ? argv[1] : "1,16,64,128,256,512");
   const int iters = argc > 2 ? std::atoi(argv[2]) : 20;
-  int device = 0, l2 = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  DeviceBuffer flush(2 * size_t(l2));
+  const std::vector<int> layers = parse_list(argc > 3 ? argv[3] : llama_layers);
+  const L2Flush flush;
   hopper::TileQueue queue;
   std::printf("%6s %6s %6s %10s", "M", "N", "K", "cuBLAS ms");
   for (Tile t : menu) std::printf(" %8s", v9_stream_k::name(t));
   std::printf("  %s\n", "choose (ratio to cuBLAS; > 1 is faster)");
   for (int m : ms)
-    for (const auto& layer : layers) {
-      const int n = layer[0], k = layer[1];
+    for (size_t l = 0; l + 1 < layers.size(); l += 2) {
+      const int n = layers[l], k = layers[l + 1];
       DeviceBuffer a(size_t(m) * k * 2), b(size_t(n) * k * 2), c(size_t(m) * n * 2);
       fill_uniform(a.get(), size_t(m) * k, DType::fp16, input_scale(k), fresh_seed());
       fill_uniform(b.get(), size_t(n) * k, DType::fp16, input_scale(k), fresh_seed());
       const auto* pa = static_cast<const __half*>(a.get());
       const auto* pb = static_cast<const __half*>(b.get());
       auto* pc = static_cast<__half*>(c.get());
-      const Launch flush_l2 = [&](cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(flush.get(), 0, flush.bytes(), s)); };
+      const Launch flush_l2 = [&](cudaStream_t s) { flush(s); };
       std::vector<Launch> launches = {flush_l2, [&](cudaStream_t s) {
                                         cublas_version().run(DType::fp16, pa, pb, pc, m, n, k, s);
                                       }};

@@ -12,6 +12,13 @@ Charts, each written as PNG and SVG into --out:
                             measured clock, per version, peer and cuBLAS under a sustained
                             load at S^3, only when the results carry sustained runs
 
+A file of `ladder --suite llm` (the Llama-3 linear layers; it alone records hbm_read_gbps, the
+measured HBM read limit) gives two charts instead, each with a panel per dtype:
+  llm_ratio                 each kernel's ratio to cuBLAS at every shape, ordered by M, then
+                            by layer in the file's order
+  llm_bandwidth             each kernel's bandwidth of W at the shapes whose runs record it
+                            (M <= 128), against the HBM read limit
+
 The peers (runs marked "peer": true: someone else's kernels, such as CUTLASS's) are references,
 not rungs: dashed lines like cuBLAS, never bars of the ladder.
 
@@ -50,14 +57,14 @@ PEER_STYLES = ({"linestyle": (0, (6, 2)), "color": "0.3", "marker": "D"},
 
 # Fields the charts read, with the JSON type each must have (float: any finite number).
 TOP_FIELDS = {"runs": list, "device": dict}
-TOP_OPTIONAL = {"git": str, "date": str, "skipped": list}
+TOP_OPTIONAL = {"git": str, "date": str, "skipped": list, "hbm_read_gbps": float}
 DEVICE_FIELDS = {"name": str}
 DEVICE_OPTIONAL = {"sm_clock_mhz": float}
 RUN_FIELDS = {
     "version": str, "technique": str, "dtype": str, "m": int, "n": int, "k": int,
     "tflops": float, "ratio_vs_cublas": float, "pass": bool,
 }
-RUN_OPTIONAL = {"profile": dict, "sustained": dict, "peer": bool}
+RUN_OPTIONAL = {"profile": dict, "sustained": dict, "peer": bool, "weight_gbps": float}
 # sm_clock_mhz of a run may be null (no NVML): checked where it is read.
 PROFILE_FIELDS = {"tensor_pipe_pct": float, "dram_pct": float}
 SUSTAINED_FIELDS = {"seconds": float, "version": dict, "cublas": dict}
@@ -498,6 +505,123 @@ def runs_seconds(runs, dtype, size):
                 if d == dtype and s == size and "sustained" in run)
 
 
+# ---------------------------------------------------------------- LLM suite charts
+
+
+def is_llm_suite(doc):
+    """A file of `ladder --suite llm`: it alone records the HBM read limit."""
+    return "hbm_read_gbps" in doc
+
+
+def llm_shapes(runs):
+    """The (m, n, k) of `runs`, ordered by M, then by layer (N×K) in the order the runs first name it."""
+    layers = list(dict.fromkeys((r["n"], r["k"]) for r in runs))
+    return sorted({(r["m"], r["n"], r["k"]) for r in runs}, key=lambda s: (s[0], layers.index(s[1:])))
+
+
+def dtypes_of(runs):
+    return [d for d in DTYPES if any(r["dtype"] == d for r in runs)]
+
+
+def shape_axis(ax, shapes):
+    """A tick per shape, named N×K; a rule between two M, and each M named above its shapes."""
+    ax.set_xticks(range(len(shapes)))
+    ax.set_xticklabels([f"{n}×{k}" for _, n, k in shapes], rotation=90, fontsize=6)
+    ax.set_xlim(-0.5, len(shapes) - 0.5)
+    for m in sorted({m for m, _, _ in shapes}):
+        at = [i for i, s in enumerate(shapes) if s[0] == m]
+        if at[0] > 0:
+            ax.axvline(at[0] - 0.5, color="0.75", linewidth=0.8)
+        ax.text((at[0] + at[-1]) / 2, 1.01, f"M={m}", transform=ax.get_xaxis_transform(), ha="center",
+                va="bottom", fontsize=8)
+
+
+def llm_panel(ax, runs, field, scale=1.0):
+    """One dtype: a line per kernel through `field` (times `scale`) at each shape it ran, failures
+    marked; returns whether any failed."""
+    shapes = llm_shapes(runs)
+    by_key = {(r["version"], r["m"], r["n"], r["k"]): r for r in runs}
+    versions = sorted({r["version"] for r in runs}, key=version_key)
+    colors, peers = version_colors(versions), [v for v in versions if is_peer(v)]
+    failures = []
+    for version in versions:
+        series = [(i, by_key[(version, *s)]) for i, s in enumerate(shapes) if (version, *s) in by_key]
+        failures += [(i, run[field] * scale) for i, run in series if not run["pass"]]
+        # A gap (NaN) between two M: a line joins the layers of one M, not one M to the next.
+        xs, ys = [], []
+        for j, (i, run) in enumerate(series):
+            if j and series[j - 1][1]["m"] != run["m"]:
+                xs.append(math.nan)
+                ys.append(math.nan)
+            xs.append(i)
+            ys.append(run[field] * scale)
+        if version == BASELINE:
+            ax.plot(xs, ys, color="black", linestyle="--", linewidth=1.5, marker="s", markersize=3,
+                    label="cuBLAS", zorder=3)
+        elif is_peer(version):
+            ax.plot(xs, ys, linewidth=1.2, markersize=3, label=f"{version} (peer)", zorder=3,
+                    **peer_style(peers, version))
+        else:
+            ax.plot(xs, ys, color=colors[version], marker="o", markersize=3, linewidth=1.2, label=version)
+    mark_failures(ax, failures)
+    shape_axis(ax, shapes)
+    ax.grid(axis="y", alpha=0.3)
+    return bool(failures)
+
+
+def llm_legend(axes, failed):
+    handles, _ = axes[0].get_legend_handles_labels()
+    if failed:
+        handles.append(fail_handle())
+    axes[0].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
+
+
+LLM_TITLE = "LLM layers (Llama-3 8B and 70B, y = x·Wᵀ, W is N×K), the L2 flushed before every launch"
+
+
+def draw_llm_ratio(doc, out_dir):
+    dtypes = dtypes_of(doc["runs"])
+    fig, axes = new_figure(16.0, 1.5 + 4.0 * len(dtypes), nrows=len(dtypes))
+    failed = False
+    for ax, dtype in zip(axes, dtypes):
+        failed |= llm_panel(ax, [r for r in doc["runs"] if r["dtype"] == dtype], "ratio_vs_cublas")
+        ax.set_ylabel(f"{dtype}: ratio to cuBLAS\n(above 1: faster)")
+    llm_legend(axes, failed)
+    finish_figure(fig, doc, f"{LLM_TITLE}: ratio to cuBLAS by shape",
+                  ["shapes by M (tokens), then by layer, named by N×K"])
+    charts.save_figure(fig, out_dir, "llm_ratio")
+
+
+def draw_llm_bandwidth(doc, out_dir):
+    measured = [r for r in doc["runs"] if "weight_gbps" in r]
+    if not measured:
+        print("llm_bandwidth chart skipped: no run records a bandwidth of W (they do at M <= 128)")
+        return
+    limit = doc["hbm_read_gbps"] / 1e3
+    dtypes = dtypes_of(measured)
+    fig, axes = new_figure(12.0, 1.5 + 4.0 * len(dtypes), nrows=len(dtypes))
+    failed = False
+    for ax, dtype in zip(axes, dtypes):
+        runs = [r for r in measured if r["dtype"] == dtype]
+        failed |= llm_panel(ax, runs, "weight_gbps", 1e-3)
+        ax.axhline(limit, color="black", linewidth=2, label=f"HBM read limit, measured: {limit:.2f} TB/s")
+        ax.set_ylim(0, 1.08 * max([limit] + [r["weight_gbps"] / 1e3 for r in runs]))
+        ax.set_ylabel(f"{dtype}: bandwidth of W, TB/s")
+    llm_legend(axes, failed)
+    finish_figure(fig, doc, "LLM layers at M ≤ 128: bandwidth of W against the HBM read limit",
+                  [LLM_TITLE, "bandwidth of W: its bytes (N·K elements) over the median time",
+                   "shapes by M (tokens), then by layer, named by N×K"])
+    charts.save_figure(fig, out_dir, "llm_bandwidth")
+
+
+def render_llm(doc, args):
+    if args.upto:
+        raise ResultsError("--upto fades the versions of the ladder chart, which an LLM-suite file does not give")
+    prepare_output(args.out)
+    draw_llm_ratio(doc, args.out)
+    draw_llm_bandwidth(doc, args.out)
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -505,7 +629,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Draw the GEMM ladder charts (ladder, sweep per dtype, ncu profile) as PNG "
-                    "and SVG from a results JSON written by the ladder benchmark.")
+                    "and SVG from a results JSON written by the ladder benchmark, or the LLM suite's "
+                    "two charts from a file of `ladder --suite llm`.")
     parser.add_argument("results", help="results JSON written by the ladder benchmark")
     parser.add_argument("--out", metavar="DIR",
                         help="directory for the charts, created if missing (default: plots/<GPU>/ "
@@ -537,13 +662,19 @@ def load_matplotlib():
     return True
 
 
+def prepare_output(out):
+    plt.rcParams["svg.hashsalt"] = "gemm-ladder"  # stable SVG ids across runs
+    os.makedirs(out, exist_ok=True)
+
+
 def render(doc, args):
+    if is_llm_suite(doc):
+        return render_llm(doc, args)
     runs = square_runs(doc)
     # Everything that can reject the arguments runs before the first file is written.
     check_upto(runs, args.upto)
     runs_at_size(runs, args.size)
-    plt.rcParams["svg.hashsalt"] = "gemm-ladder"  # stable SVG ids across runs
-    os.makedirs(args.out, exist_ok=True)
+    prepare_output(args.out)
     draw_ladder(doc, runs, args.size, args.upto, args.out)
     for dtype in present_dtypes(runs):
         draw_sweep(doc, runs, dtype, args.out)

@@ -7,8 +7,8 @@ For each registered version and dtype, runs the version's binary at S³ (default
 `ncu --clock-control none --cache-control none`, skips the first launches of its kernel, profiles
 the next few, and stores the medians as the run's `profile` object
 ({"tensor_pipe_pct", "dram_pct"}) in the results file (default results/<gpu>.json as written by
-`make run`), which plots/plot.py and `make docs` then show. Exit codes: 0 done, 1 a run failed,
-2 bad arguments or results file, 3 no GPU or no ncu.
+`make run`; not the LLM suite's results/<gpu>_llm.json), which plots/plot.py and `make docs` then
+show. Exit codes: 0 done, 1 a run failed, 2 bad arguments or results file, 3 no GPU or no ncu.
 """
 import argparse
 import csv
@@ -100,7 +100,8 @@ def main():
 
     path = args.results
     if path is None:
-        results = [f for f in os.listdir(os.path.join(root, "results")) if f.endswith(".json")]
+        results = [f for f in os.listdir(os.path.join(root, "results"))
+                   if f.endswith(".json") and not f.endswith("_llm.json")]  # the suite has no square run
         if len(results) != 1:
             fail(2, f"{len(results)} results files in results/: name one with --results")
         path = os.path.join(root, "results", results[0])

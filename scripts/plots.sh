@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Draws the plots from every results file there is, if plots/plot.py exists: results/<gpu>.json
-# into plots/<gpu>/ (plot.py's defaults). PYTHON (first argument) runs plot.py; by default .venv's
+# into plots/<gpu>/ (plot.py's defaults), and the LLM suite's results/<gpu>_llm.json, where `make run`
+# wrote one, into plots/<gpu>_llm/. PYTHON (first argument) runs plot.py; by default .venv's
 # when scripts/setup.sh made one (it has the pinned matplotlib the committed charts were drawn
 # with), else python3.
 set -euo pipefail

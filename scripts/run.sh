@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make run: the ladder on a Hopper GPU, then the plots. Without a GPU it says so in one line,
-# redraws the plots from the committed results, and succeeds. Without matplotlib (setup could not
-# fetch it) the plots are left as they are, with one line saying so: the measurement is the point.
+# make run: the ladder on a Hopper GPU, then its LLM suite (results/<gpu>_llm.json), then the plots.
+# Without a GPU it says so in one line, redraws the plots from the committed results, and succeeds.
+# Without matplotlib (setup could not fetch it) the plots are left as they are, with one line saying
+# so: the measurement is the point.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -21,4 +22,5 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   exit 0
 fi
 "$build/bin/ladder"
+"$build/bin/ladder" --suite llm
 plots

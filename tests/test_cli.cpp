@@ -209,6 +209,38 @@ TEST_CASE("ladder CLI refuses bad lists and sizes") {
   CHECK_THROWS_WITH(parse_ladder({"--size", "512"}), ContainsSubstring("unknown flag --size"));
 }
 
+TEST_CASE("ladder --suite llm writes its own file; an unknown suite is refused naming it, with exit code 2") {
+  CHECK(parse_ladder({}).suite.empty());
+  const LadderOptions o = parse_ladder({"--suite", "llm"});
+  CHECK(o.suite == "llm");
+  CHECK(ladder_results_file(o, "h200") == "results/h200_llm.json");
+  CHECK(ladder_results_file(parse_ladder({}), "h200") == "results/h200.json");
+  const LadderOptions partial =
+      parse_ladder({"--suite=llm", "--versions", "cublas", "--dtypes", "bf16", "--out", "x.json"});
+  CHECK(partial.suite == "llm");
+  CHECK(partial.dtypes == std::vector<DType>{DType::bf16});
+  CHECK(ladder_results_file(partial, "h200") == "x.json");
+
+  CHECK_THROWS_WITH(parse_ladder({"--suite", "gpt"}),
+                    "--suite 'gpt' is invalid: expected llm (the Llama-3 8B and 70B linear layers)");
+  CHECK_THROWS_WITH(parse_ladder({"--suite="}), ContainsSubstring("--suite '' is invalid"));
+  CHECK_THROWS_WITH(parse_ladder({"--suite"}), "--suite needs a value (see --help)");
+  CHECK(run_guarded("ladder", [] { return int(parse_ladder({"--suite", "gpt"}).list); }) == exit_bad_arguments);
+  CHECK(run_guarded("ladder", [] { return int(parse_ladder({"--suite", "llm"}).list); }) == exit_pass);
+
+  // The suite's own default file, which a partial run must not replace.
+  CHECK_THROWS_WITH(parse_ladder({"--suite", "llm", "--dtypes", "fp16"}),
+                    ContainsSubstring("the default file, results/<gpu>_llm.json, holds the whole suite"));
+  // The square sizes' flags mean nothing to the suite: refused, not ignored.
+  for (const char* flag : {"--sizes=512", "--budget=10", "--sustain=0"}) {
+    INFO(flag);
+    CHECK_THROWS_WITH(parse_ladder({"--suite", "llm", flag, "--out", "x.json"}),
+                      ContainsSubstring(std::string(flag).substr(0, std::string(flag).find('=')) +
+                                        " is a flag of the square sizes, not of --suite llm"));
+  }
+  CHECK_THAT(ladder_usage("ladder"), ContainsSubstring("--suite llm") && ContainsSubstring("results/<gpu>_llm.json"));
+}
+
 TEST_CASE("each kind of failure has its own exit code and a shape a peer cannot run exits 4") {
   const auto exit_code = [](auto thrown) { return run_guarded("test", [&]() -> int { throw thrown; }); };
   CHECK(exit_code(std::invalid_argument("bad")) == exit_bad_arguments);

@@ -38,19 +38,24 @@ std::vector<int> flags_of(const hopper::TileQueue& queue) {
 
 }  // namespace
 
-TEST_CASE("choose: swapped tiles up to M = 128, growing with M; v8's tile above", "[stream_k]") {
+TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tiles when they fill the GPU",
+          "[stream_k]") {
   STATIC_REQUIRE(v9_stream_k::choose(1, 4096, 4096) == Tile::swap16);
   STATIC_REQUIRE(v9_stream_k::choose(16, 4096, 4096) == Tile::swap16);
   STATIC_REQUIRE(v9_stream_k::choose(17, 4096, 4096) == Tile::swap64);
   STATIC_REQUIRE(v9_stream_k::choose(64, 4096, 4096) == Tile::swap64);
   STATIC_REQUIRE(v9_stream_k::choose(128, 4096, 4096) == Tile::swap128);
   STATIC_REQUIRE(v9_stream_k::choose(8192, 8192, 8192) == Tile::wide);
+  // Above 128: the wide tile once it has 100 tiles (about three quarters of 132 SMs), else square.
+  STATIC_REQUIRE(v9_stream_k::choose(512, 4096, 4096) == Tile::square);  // 64 wide tiles
+  STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 4096) == Tile::wide);  // 100
+  STATIC_REQUIRE(v9_stream_k::choose(2048, 4096, 4096) == Tile::wide);
 }
 
 TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split tiles rerun bit-identical",
           "[stream_k]") {
   require_hopper_or_skip();
-  const Tile tile = GENERATE(Tile::wide, Tile::swap128, Tile::swap64, Tile::swap16);
+  const Tile tile = GENERATE(Tile::wide, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16);
   const DType t = GENERATE(DType::fp16, DType::bf16);
   // Few units with long K (every cluster shares a few tiles), one ragged unit, more units than
   // clusters with a ragged last wave, K of one step, and N not a multiple of 8 (no TMA store).

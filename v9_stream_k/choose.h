@@ -5,34 +5,43 @@
 namespace v9_stream_k {
 
 // The kernel computes D = P·Qᵀ in BM (128) × BN tiles with STAGES stages in its ring. SWAP: P is
-// B and Q is A, so D = Cᵀ: N fills the tile's 128 rows and M only its BN columns.
-template <int BN_, int STAGES_, bool SWAP_>
+// B and Q is A, so D = Cᵀ: N fills the tile's 128 rows and M only its BN columns. CLUSTER_M CTAs
+// of a cluster share (multicast) the Q tile.
+template <int BN_, int STAGES_, bool SWAP_, int CLUSTER_M_>
 struct Tiling {
   static constexpr int BN = BN_;
   static constexpr int STAGES = STAGES_;
   static constexpr bool SWAP = SWAP_;
+  static constexpr int CLUSTER_M = CLUSTER_M_;
 };
 
 // [region:menu]
 enum class Tile {
-  wide,  // 128 × 256 of C, 4 stages: v8's tile, for M above 128
-  swap128,  // 128 rows of N × 128 of M, 6 stages
-  swap64,  // 128 rows of N × 64 of M, 8 stages
-  swap16,  // 128 rows of N × 16 of M, 10 stages: M = 1 to 16 streams B
+  wide,  // 128 × 256 of C, 4 stages, 2 × 1 clusters: v8's tile
+  square,  // 128 × 128 of C, 6 stages, 2 × 1 clusters
+  swap128,  // 128 rows of N × 128 of M, 7 stages, no cluster
+  swap64,  // 128 rows of N × 64 of M, 9 stages, no cluster
+  swap16,  // 128 rows of N × 16 of M, 12 stages, no cluster: M = 1 to 16 streams B
 };
-using Wide = Tiling<256, 4, false>;
-using Swap128 = Tiling<128, 6, true>;
-using Swap64 = Tiling<64, 8, true>;
-using Swap16 = Tiling<16, 10, true>;
+using Wide = Tiling<256, 4, false, 2>;
+using Square = Tiling<128, 6, false, 2>;
+using Swap128 = Tiling<128, 7, true, 1>;
+using Swap64 = Tiling<64, 9, true, 1>;
+using Swap16 = Tiling<16, 12, true, 1>;
 // [/region:menu]
 
 // [region:choose]
+// Wide tiles that keep most of a 132-SM GPU's clusters busy for a wave: with fewer, the square
+// tile's twice as many units fill the machine better than stream-K's split wide units do.
+constexpr long WIDE_TILES = 100;
+
 // The tiling for C = A·Bᵀ with A m × k and B n × k.
-constexpr Tile choose(int m, int /*n*/, int /*k*/) {
+constexpr Tile choose(int m, int n, int /*k*/) {
   if (m <= 16) return Tile::swap16;
   if (m <= 64) return Tile::swap64;
   if (m <= 128) return Tile::swap128;
-  return Tile::wide;
+  const long wide_tiles = long((m + 127) / 128) * ((n + 255) / 256);
+  return wide_tiles >= WIDE_TILES ? Tile::wide : Tile::square;
 }
 // [/region:choose]
 
@@ -40,6 +49,8 @@ constexpr const char* name(Tile t) {
   switch (t) {
     case Tile::wide:
       return "wide";
+    case Tile::square:
+      return "square";
     case Tile::swap128:
       return "swap128";
     case Tile::swap64:

@@ -40,16 +40,15 @@ constexpr int BM = 128;
 constexpr int BK = 64;
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
 constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
-constexpr int CLUSTER_M = 2;  // CTAs of a cluster along M: they share the Q tile, loaded once
+// CTAs of a cluster along M (the tiling's CLUSTER_M, 2 or 1) share the Q tile, loaded once.
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the P tile, loaded once
-using Scheduler = hopper::StreamKScheduler<GROUP, CLUSTER_M, CLUSTER_N>;  // the scheduler role, in common/hopper
+template <typename Tiling>  // the scheduler role, in common/hopper
+using Scheduler = hopper::StreamKScheduler<GROUP, Tiling::CLUSTER_M, CLUSTER_N>;
 constexpr int MIN_SHARE = 4;  // K-steps a cluster's share has at least, or the partials cost more than they save
 constexpr int CONSUMERS = 2;
 constexpr int CONSUMER_ROWS = BM / CONSUMERS;
 constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
 constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
-constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
-static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 CTAs");
 static_assert(CONSUMER_ROWS % hopper::wgmma_m == 0, "each consumer owns whole WGMMA rows");
 static_assert(CONSUMERS <= hopper::TileQueue::flags_per_slot, "a flag per consumer in each slot");
 // A box of C: one WGMMA's 64 rows, each one 128-byte swizzled row of C_COLS two-byte elements.
@@ -69,7 +68,7 @@ static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUM
 
 // [region:smem]
 // STAGES buffers for P and Q, the pipeline's pair of barriers for each stage, and each consumer's
-// boxes for the TMA store of C (a swapped tiling stores directly and leaves them unused).
+// boxes for the TMA store of C (a swapped tiling stores directly and has none).
 // Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
 // of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
 // The schedule is static, so the stages carry no tile label: every role walks it on its own.
@@ -77,7 +76,8 @@ template <typename T, typename Tiling>
 struct SharedStorage {
   alignas(hopper::swizzle_atom_bytes) T a[Tiling::STAGES][BM * BK];  // BM rows of P per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T b[Tiling::STAGES][Tiling::BN * BK];  // BN rows of Q per stage
-  alignas(hopper::swizzle_atom_bytes) T c[CONSUMERS][C_BOXES][hopper::wgmma_m * C_COLS];  // C boxes, swizzled
+  // C boxes, swizzled; a swapped tiling's are a placeholder, its shared memory goes to stages.
+  alignas(hopper::swizzle_atom_bytes) T c[CONSUMERS][C_BOXES][Tiling::SWAP ? 8 : hopper::wgmma_m * C_COLS];
   hopper::Pipeline<Tiling::STAGES> pipe;
 };
 // [/region:smem]
@@ -87,9 +87,11 @@ template <typename T, typename Tiling>
 __global__ void __launch_bounds__(THREADS, 1)
     matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   const __grid_constant__ CUtensorMap c_map, bool tma_store, T* c, int m, int n,
-                  Scheduler scheduler, float* partials, int* flags) {
+                  Scheduler<Tiling> scheduler, float* partials, int* flags) {
   // m × n is D's shape: C's, or with a swapped tiling, Cᵀ's (n × m of C).
-  constexpr int BN = Tiling::BN, STAGES = Tiling::STAGES;
+  constexpr int BN = Tiling::BN, STAGES = Tiling::STAGES, CLUSTER_M = Tiling::CLUSTER_M;
+  constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
+  static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
   static_assert(BM * BN <= hopper::TileQueue::partial_floats, "a partial tile fits a slot of the queue");
   static_assert(Tiling::SWAP || BN % C_COLS == 0, "a consumer's rows go out as whole boxes");
@@ -103,7 +105,11 @@ __global__ void __launch_bounds__(THREADS, 1)
   // A stage is empty once every consumer thread released it. With a cluster, the peers'
   // consumers read the multicast operand at the same stage: each of them adds one arrival, by its
   // first thread, once its MMAs on the stage are done.
-  if (threadIdx.x == 0) smem.pipe.init(CONSUMERS * hopper::warpgroup_threads + CONSUMERS * (CLUSTER - 1));
+  if (threadIdx.x == 0) {
+    hopper::prefetch_tensormap(&a_map);  // fetched while the barriers are set up
+    hopper::prefetch_tensormap(&b_map);
+    smem.pipe.init(CONSUMERS * hopper::warpgroup_threads + CONSUMERS * (CLUSTER - 1));
+  }
   hopper::cluster_sync();  // the peers' barriers are initialised before anyone arrives on them
 
   const int warpgroup = threadIdx.x / hopper::warpgroup_threads;
@@ -118,7 +124,8 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int j = 0; j < CLUSTER_N; ++j) row |= uint16_t(1u << (j * CLUSTER_M + rank_m));
       for (int i = 0; i < CLUSTER_M; ++i) column |= uint16_t(1u << (rank_n * CLUSTER_M + i));
       hopper::trace::Lane lane(hopper::trace::producer);
-      for (hopper::Work w = scheduler.first(); w.unit != hopper::no_more_tiles; w = scheduler.next(w)) {
+      const int cluster = scheduler.cluster_index();
+      for (hopper::Work w = scheduler.first(cluster); w.unit != hopper::no_more_tiles; w = scheduler.next(w, cluster)) {
         const matmul::TileCoord tile = scheduler.tile(w.unit, rank);
         lane.next_tile(w.unit);
         for (int k_tile = w.k_begin; k_tile < w.k_end; ++k_tile) {
@@ -190,7 +197,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   };
   hopper::PipelineState<STAGES> read, release;  // release trails read by MMAS_IN_FLIGHT K-steps
   hopper::trace::Lane lane(hopper::trace::consumer, consumer);
-  for (hopper::Work w = scheduler.first(); w.unit != hopper::no_more_tiles; w = scheduler.next(w)) {
+  const int cluster = scheduler.cluster_index();
+  for (hopper::Work w = scheduler.first(cluster); w.unit != hopper::no_more_tiles; w = scheduler.next(w, cluster)) {
     const matmul::TileCoord tile = scheduler.tile(w.unit, rank);
     const int tile_row = tile.m * BM;
     const int tile_col = tile.n * BN;
@@ -247,7 +255,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       continue;
     }
     if (w.k_end < scheduler.k_steps) {  // the finisher: the contributors' partials, in cluster order
-      for (int from = scheduler.next_contributor(w.unit, scheduler.cluster_index()); from >= 0;
+      for (int from = scheduler.next_contributor(w.unit, cluster); from >= 0;
            from = scheduler.next_contributor(w.unit, from)) {
         const int cta = from * CLUSTER + int(rank);
         int* flag = &flags[cta * hopper::TileQueue::flags_per_slot + consumer];
@@ -293,30 +301,9 @@ __global__ void __launch_bounds__(THREADS, 1)
 // [/region:kernel]
 
 // [region:launch]
-// The schedule of `units` units of `k_steps` K-steps on at most `resident` clusters, and how many
-// clusters run it. Without scratch, v8's static stride over whole units. With it, whole units
-// while they fill every cluster for more than a wave, then the last one to two waves' units split
-// over all clusters; fewer clusters when the split steps are few, so each takes MIN_SHARE or more.
-struct Plan {
-  Scheduler scheduler;
-  int clusters;
-};
-Plan plan(int blocks_m, int blocks_n, int k_steps, int resident, bool stream_k) {
-  const int units = blocks_m * blocks_n;
-  if (!stream_k) return {{blocks_m, blocks_n, k_steps, units, 0}, units < resident ? units : resident};
-  if (units % resident == 0) return {{blocks_m, blocks_n, k_steps, units, 0}, resident};
-  const int rounds = units / resident > 0 ? units / resident - 1 : 0;  // whole units per cluster
-  const int split_units = units - rounds * resident;
-  const int64_t split_steps = int64_t(split_units) * k_steps;
-  int clusters = resident;
-  if (rounds == 0 && split_steps < int64_t(resident) * MIN_SHARE)
-    clusters = int(split_steps / MIN_SHARE > 0 ? split_steps / MIN_SHARE : 1);
-  return {{blocks_m, blocks_n, k_steps, rounds * resident, split_units}, clusters};
-}
-
 template <typename Tiling, typename T>
 void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream, hopper::TileQueue* queue) {
-  constexpr int BN = Tiling::BN;
+  constexpr int BN = Tiling::BN, CLUSTER_M = Tiling::CLUSTER_M, CLUSTER = CLUSTER_M * CLUSTER_N;
   // D = P·Qᵀ, D rows × cols: C itself, or Cᵀ with A and B swapped.
   const T* p = Tiling::SWAP ? b : a;
   const T* q = Tiling::SWAP ? a : b;
@@ -334,15 +321,16 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   // How many clusters fit on this GPU at once, which depends on how its SMs group into the clusters'
   // neighbourhoods (GPCs), not only on how many CTAs fit per SM.
   const int resident = hopper::prepare<matmul_kernel<T, Tiling>>(THREADS, smem_bytes, CLUSTER);
-  const Plan s = plan(blocks_m, blocks_n, matmul::ceil_div(k, BK), resident, queue != nullptr);
+  const Scheduler<Tiling> scheduler =
+      Scheduler<Tiling>::plan(blocks_m, blocks_n, matmul::ceil_div(k, BK), resident, queue != nullptr, MIN_SHARE);
   float* partials = queue ? queue->partials() : nullptr;
   int* flags = queue ? queue->flags() : nullptr;
-  if (queue && s.clusters * CLUSTER > queue->slots())
-    throw std::invalid_argument("v9_stream_k: " + std::to_string(s.clusters * CLUSTER) + " CTAs but the queue has " +
+  if (queue && scheduler.clusters * CLUSTER > queue->slots())
+    throw std::invalid_argument("v9_stream_k: " + std::to_string(scheduler.clusters * CLUSTER) + " CTAs but the queue has " +
                                 std::to_string(queue->slots()) + " slots");
   CUDA_CHECK(hopper::trace::attach(stream));
-  hopper::launch_cluster(matmul_kernel<T, Tiling>, s.clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map,
-                         c_map, tma_store, c, rows, cols, s.scheduler, partials, flags);
+  hopper::launch_cluster(matmul_kernel<T, Tiling>, scheduler.clusters, CLUSTER, THREADS, smem_bytes, stream, a_map,
+                         b_map, c_map, tma_store, c, rows, cols, scheduler, partials, flags);
 }
 
 template <typename T>
@@ -353,6 +341,8 @@ void dispatch(Tile tile, const T* a, const T* b, T* c, int m, int n, int k, cuda
   switch (tile) {
     case Tile::wide:
       return launch<Wide>(a, b, c, m, n, k, stream, queue);
+    case Tile::square:
+      return launch<Square>(a, b, c, m, n, k, stream, queue);
     case Tile::swap128:
       return launch<Swap128>(a, b, c, m, n, k, stream, queue);
     case Tile::swap64:
@@ -396,7 +386,7 @@ const matmul::Version version{
         {"STAGES", Wide::STAGES},
         {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"GROUP", GROUP},
-        {"CLUSTER_M", CLUSTER_M},
+        {"CLUSTER_M", Wide::CLUSTER_M},
         {"CLUSTER_N", CLUSTER_N},
         {"CONSUMERS", CONSUMERS},
         {"C_BOXES", C_BOXES},

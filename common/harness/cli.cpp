@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/harness/llm_suite.h"
 #include "common/hopper/trace.h"
 
 namespace matmul {
@@ -236,11 +237,16 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args,
                                    const std::vector<std::string>& known_versions) {
   LadderOptions o;
   bool restricted = false;  // a subset of the default workload
+  std::string square_flag;  // a flag of the square sizes alone, when one was given
   ArgReader r(args);
   while (r.next()) {
     const std::string& f = r.flag();
     restricted = restricted || f == "--versions" || f == "--sizes" || f == "--dtypes";
-    if (f == "--versions") {
+    if (f == "--sizes" || f == "--budget" || f == "--sustain") square_flag = f;
+    if (f == "--suite") {
+      o.suite = r.take();
+      if (o.suite != "llm") bad(f, "'" + o.suite + "'", "expected llm (the Llama-3 8B and 70B linear layers)");
+    } else if (f == "--versions") {
       o.versions = split(f, r.take());
     } else if (f == "--sustain") {
       o.sustain_s = parse_count(f, r.take(), 0);
@@ -259,15 +265,26 @@ LadderOptions parse_ladder_options(const std::vector<std::string>& args,
   if (o.help) return o;
   check_known(o.versions, known_versions);
   if (o.list) return o;
+  // The suite's shapes are fixed and each is quick: nothing to size, skip or sustain.
+  if (!o.suite.empty() && !square_flag.empty())
+    throw std::invalid_argument(square_flag + " is a flag of the square sizes, not of --suite " + o.suite +
+                                " (its shapes are fixed, every kernel runs each of them)");
   if (restricted && o.out.empty())
     throw std::invalid_argument(
-        "a run restricted by --versions, --sizes or --dtypes needs --out FILE: the default file, "
-        "results/<gpu>.json, holds the whole ladder that the docs and plots are made from");
+        "a run restricted by --versions, --sizes or --dtypes needs --out FILE: the default file, " +
+        ladder_results_file(o, "<gpu>") + ", holds the whole " +
+        (o.suite.empty() ? "ladder that the docs and plots are made from" : "suite that its plots are made from"));
   if (o.out.empty())
-    check_output_file("--out", "(default results/<gpu>.json)", "results/gpu.json", true);
+    check_output_file("--out", "(default " + ladder_results_file(o, "<gpu>") + ")", ladder_results_file(o, "gpu"),
+                      true);
   else
     check_output_file("--out", o.out, o.out, true);
   return o;
+}
+
+std::string ladder_results_file(const LadderOptions& o, const std::string& gpu) {
+  if (!o.out.empty()) return o.out;
+  return "results/" + gpu + (o.suite.empty() ? "" : "_" + o.suite) + ".json";
 }
 
 std::string usage(const std::string& program) {
@@ -329,6 +346,12 @@ Runs every registered version, the peers (someone else's kernels, for reference)
 in one process over square sizes and both dtypes, checks and times each run against cuBLAS,
 prints a progress line per run and a final table, and writes a results file.
 
+  --suite llm           instead of the square sizes, the linear layers of Llama-3 8B and 70B
+                        (y = x·Wᵀ: 8 weight shapes, M = 1 to 8192 tokens) for the versions
+                        from )" +
+         std::string(llm_first_rung) + R"( on, the peers and cuBLAS, the L2 flushed before every
+                        timed launch; also measures the HBM read limit; prints a line per
+                        shape and a summary per dtype and kernel
   --versions A,B,...    only these versions or peers (see --list); cuBLAS always runs
   --sizes S1,S2,...     square sizes (default 512,1024,2048,4096,8192,16384)
   --dtypes fp16,bf16    element types (default both)
@@ -338,10 +361,13 @@ prints a progress line per run and a final table, and writes a results file.
   --budget SECONDS      skip a run predicted to take longer (default 60)
   --sustain S           at 8192^3, also run each version and cuBLAS alone for S seconds and
                         record clock, board power and TFLOPS per watt (default 2; 0: off)
-  --out FILE            results file (default results/<gpu>.json; required with
-                        --versions, --sizes or --dtypes, so a partial run never replaces it)
-  --list                print the registered versions and exit
+  --out FILE            results file (default results/<gpu>.json, with --suite llm
+                        results/<gpu>_llm.json; required with --versions, --sizes or
+                        --dtypes, so a partial run never replaces it)
+  --list                print the registered versions (with --suite, the suite's) and exit
   --help                this text
+
+--sizes, --budget and --sustain are the square sizes' alone: --suite refuses them.
 )";
 }
 

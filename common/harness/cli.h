@@ -39,15 +39,16 @@ struct Options {
   bool help = false;
 };
 
-// The ladder: every registered version and cuBLAS over a set of square sizes.
+// The ladder: every registered version and cuBLAS over a set of square sizes; or a suite of other shapes.
 struct LadderOptions {
+  std::string suite;  // empty: the square sizes; "llm": the Llama-3 layers (common/harness/llm_suite.h)
   std::vector<std::string> versions;  // empty: all
   std::vector<int64_t> sizes{512, 1024, 2048, 4096, 8192, 16384};
   std::vector<DType> dtypes{DType::fp16, DType::bf16};
   TimingFlags timing{10, min_iters};
   double budget_s = 60;  // a run predicted to take longer than this is skipped
   int sustain_s = 2;  // seconds of sustained load per kernel at headline_size; 0: none
-  std::string out;  // default: results/<gpu>.json
+  std::string out;  // default: ladder_results_file's
   bool list = false;
   bool help = false;
 };
@@ -66,10 +67,14 @@ struct HeadToHeadOptions {
 // folder does not exist or is not writable, and --trace in a build without tracing.
 Options parse_options(const std::vector<std::string>& args);
 // `known_versions`: the names --versions accepts (the registered versions and cuBLAS). Refuses an
-// unknown name, then a restricted run without --out, then an output file whose folder can neither
-// be written nor created (the ladder creates it), the default results/<gpu>.json included.
+// unknown suite, an unknown name, a flag of the square sizes with --suite, a restricted run without
+// --out, then an output file whose folder can neither be written nor created (the ladder creates
+// it), the default file included.
 LadderOptions parse_ladder_options(const std::vector<std::string>& args,
                                    const std::vector<std::string>& known_versions);
+
+// The ladder's results file: --out, else results/<gpu>.json, or results/<gpu>_<suite>.json for a suite.
+std::string ladder_results_file(const LadderOptions& o, const std::string& gpu);
 
 // `known_versions`: the names --versions accepts. Refuses anything but two distinct known names.
 HeadToHeadOptions parse_head_to_head_options(const std::vector<std::string>& args,

@@ -92,15 +92,15 @@ std::vector<Launch> Workspace::launches(const std::vector<const Version*>& kerne
   return l;
 }
 
-Samples Workspace::warm_up(const std::vector<const Version*>& kernels, int rounds) {
-  return matmul::warm_up(launches(kernels), rounds);
+Samples Workspace::warm_up(const std::vector<const Version*>& kernels, int rounds, const Launch& before) {
+  return matmul::warm_up(launches(kernels), rounds, nullptr, before);
 }
 
-TimedRounds Workspace::time_rounds(const std::vector<const Version*>& kernels, int rounds) {
+TimedRounds Workspace::time_rounds(const std::vector<const Version*>& kernels, int rounds, const Launch& before) {
   const std::vector<Launch> l = launches(kernels);
   PowerSampler sampler;
   sampler.start();
-  Samples ms = matmul::time_rounds(l, rounds);
+  Samples ms = matmul::time_rounds(l, rounds, nullptr, before);
   return {std::move(ms), sampler.stop()};
 }
 

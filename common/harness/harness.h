@@ -42,9 +42,10 @@ class Workspace {
   Verification verify(const Version& v);
 
   // Rounds of `kernels`, each launching every one of them once, in order (timing.h's warm_up and
-  // time_rounds); cuBLAS writes its own C, every other kernel the version's.
-  Samples warm_up(const std::vector<const Version*>& kernels, int rounds);
-  TimedRounds time_rounds(const std::vector<const Version*>& kernels, int rounds);
+  // time_rounds, `before` each launch and outside its time); cuBLAS writes its own C, every other
+  // kernel the version's.
+  Samples warm_up(const std::vector<const Version*>& kernels, int rounds, const Launch& before = {});
+  TimedRounds time_rounds(const std::vector<const Version*>& kernels, int rounds, const Launch& before = {});
 
   // `warmup` + `iters` launches of `v`, each paired with one of `other` (into cuBLAS's C).
   Timings time_against(const Version& v, const Version& other, const TimingFlags& t);

@@ -111,6 +111,7 @@ json run_json(const RunRecord& r, int sm_count) {
             {"power_w", optional_json(r.power_w)},
             {"tensor_util", optional_json(tensor_util(r.tflops, r.sm_clock_mhz, sm_count))}};
   if (r.peer) j["peer"] = true;
+  if (r.weight_gbps) j["weight_gbps"] = *r.weight_gbps;
   if (r.sustained)
     j["sustained"] = {{"seconds", r.sustained->seconds},
                       {"version", kernel_json(r.sustained->version, sm_count)},
@@ -139,6 +140,7 @@ void from_json(const json& j, RunRecord& r) {
   r.sm_clock_mhz = optional_if_present<double>(j, "sm_clock_mhz");
   r.power_w = optional_if_present<double>(j, "power_w");
   r.peer = j.value("peer", false);
+  r.weight_gbps = optional_if_present<double>(j, "weight_gbps");
   if (j.contains("sustained"))
     r.sustained = Sustained{j["sustained"].at("seconds").get<double>(), kernel_from(j["sustained"].at("version")),
                             kernel_from(j["sustained"].at("cublas"))};
@@ -160,7 +162,8 @@ void from_json(const json& j, SkippedRun& s) {
 std::string to_json_text(const Results& r) {
   json runs = json::array();
   for (const RunRecord& run : r.runs) runs.push_back(run_json(run, r.device.sm_count));
-  const json j = {{"device", r.device}, {"git", r.git}, {"date", r.date}, {"runs", runs}, {"skipped", r.skipped}};
+  json j = {{"device", r.device}, {"git", r.git}, {"date", r.date}, {"runs", runs}, {"skipped", r.skipped}};
+  if (r.hbm_read_gbps) j["hbm_read_gbps"] = *r.hbm_read_gbps;
   return j.dump(2) + "\n";
 }
 
@@ -173,6 +176,7 @@ Results parse_results(const std::string& text) {
     j.at("date").get_to(r.date);
     j.at("runs").get_to(r.runs);
     if (j.contains("skipped")) j.at("skipped").get_to(r.skipped);
+    r.hbm_read_gbps = optional_if_present<double>(j, "hbm_read_gbps");
     return r;
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("not a results file: ") + e.what());

@@ -42,6 +42,9 @@ struct RunRecord {
   std::optional<double> sm_clock_mhz, power_w;
   std::optional<Sustained> sustained;  // only where a sustained run was asked for
   bool peer = false;  // a peer's run (Version::peer); written only when true, absent in older files
+  // The LLM suite's runs up to llm_suite.h's bandwidth_max_m: W's bytes (n·k elements) over
+  // ms_median, in GB/s; written only then.
+  std::optional<double> weight_gbps;
 };
 
 // A run the ladder left out, and why (a version too slow for a size).
@@ -58,6 +61,7 @@ struct Results {
   std::string date;  // UTC, ISO 8601
   std::vector<RunRecord> runs;
   std::vector<SkippedRun> skipped;
+  std::optional<double> hbm_read_gbps;  // the LLM suite's measured HBM read limit; written only there
 };
 
 std::string to_json_text(const Results& r);

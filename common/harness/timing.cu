@@ -32,9 +32,12 @@ struct TimedLaunch {
 };
 
 // Every launch in order, kernel after kernel and round after round, each between the events of
-// its own TimedLaunch; the events exist beforehand, so none is made between two launches.
-void launch_rounds(const std::vector<Launch>& kernels, std::vector<TimedLaunch>& launches, cudaStream_t stream) {
+// its own TimedLaunch; the events exist beforehand, so none is made between two launches. `before`
+// goes ahead of the start event: stream order finishes it before the launch's time begins.
+void launch_rounds(const std::vector<Launch>& kernels, std::vector<TimedLaunch>& launches, cudaStream_t stream,
+                   const Launch& before) {
   for (size_t i = 0; i < launches.size(); ++i) {
+    if (before) before(stream);
     CUDA_CHECK(cudaEventRecord(launches[i].start, stream));
     kernels[i % kernels.size()](stream);
     CUDA_CHECK(cudaEventRecord(launches[i].stop, stream));
@@ -48,21 +51,21 @@ void read_samples(const std::vector<TimedLaunch>& launches, Samples& ms) {
 
 }  // namespace
 
-Samples warm_up(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream) {
+Samples warm_up(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream, const Launch& before) {
   const auto start = std::chrono::steady_clock::now();
   Samples ms(kernels.size());
   for (int i = 0; i < rounds && std::chrono::steady_clock::now() - start < std::chrono::seconds(1); ++i) {
     std::vector<TimedLaunch> round(kernels.size());
-    launch_rounds(kernels, round, stream);
+    launch_rounds(kernels, round, stream, before);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     read_samples(round, ms);
   }
   return ms;
 }
 
-Samples time_rounds(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream) {
+Samples time_rounds(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream, const Launch& before) {
   std::vector<TimedLaunch> launches(size_t(rounds) * kernels.size());
-  launch_rounds(kernels, launches, stream);
+  launch_rounds(kernels, launches, stream, before);
   CUDA_CHECK(cudaStreamSynchronize(stream));
   Samples ms(kernels.size());
   read_samples(launches, ms);

@@ -19,11 +19,15 @@ using Samples = std::vector<std::vector<float>>;
 // Up to `rounds` rounds, each launching every kernel once, in order, then waiting for them; none
 // starts once a second has passed (one launch of a slow kernel warms up as well as ten). The
 // launches are timed all the same: how long each kernel takes, before it is timed in earnest.
-Samples warm_up(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream = nullptr);
+// `before`, when given, is enqueued before every launch, outside its events: work a launch needs
+// done first that is not its time (the LLM suite's L2 flush).
+Samples warm_up(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream = nullptr,
+                const Launch& before = {});
 
 // `rounds` rounds queued back to back, each launching every kernel once, in order, each launch
-// between its own two events; read after one final synchronisation.
-Samples time_rounds(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream = nullptr);
+// between its own two events (and after `before`, untimed); read after one final synchronisation.
+Samples time_rounds(const std::vector<Launch>& kernels, int rounds, cudaStream_t stream = nullptr,
+                    const Launch& before = {});
 
 struct Timings {
   std::vector<float> version_ms, baseline_ms;

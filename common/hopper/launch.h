@@ -37,7 +37,7 @@ inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute& dimension, int clu
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
   config.attrs = &dimension;
-  config.numAttrs = 1;
+  config.numAttrs = cluster > 1 ? 1 : 0;  // a cluster of one is a plain launch
   return config;
 }
 

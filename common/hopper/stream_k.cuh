@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "common/hopper/cluster.cuh"
+#include "common/hopper/mbarrier.cuh"
 #include "common/hopper/tile_scheduler.cuh"
 #include "common/tiles.h"
 
@@ -21,10 +22,10 @@ struct Work {
 
 // [region:stream_k]
 // Units are CLUSTER_M x CLUSTER_N blocks of tiles in grouped order, as in TileScheduler. Units
-// [0, whole_units) go out whole on the static stride, `rounds` of them per cluster, the order that
-// keeps neighbouring tiles in L2 together. The units after them, the last one to two waves, are
-// cut into their K-steps, and cluster c takes steps [begin(c), begin(c + 1)) of them: each cluster
-// does the same number of steps, so none waits idle on a last, half-empty wave.
+// [0, whole_units) go out whole on the static stride, the order that keeps neighbouring tiles in
+// L2 together. The units after them, a last wave that would leave clusters idle, are cut into their
+// K-steps, and cluster c takes steps [begin(c), begin(c + 1)) of them: each cluster does the same
+// number of steps, so none waits idle on a last, half-empty wave.
 // A cluster's share starts where the previous one's ends, often inside a unit: its first unit is
 // then a contributor, done at once, and the unit's first K-steps are the previous cluster's last
 // work, done last; the finisher waits on contributors that finished long before. Each cluster
@@ -34,52 +35,71 @@ template <int GROUP, int CLUSTER_M = 1, int CLUSTER_N = 1>
 struct StreamKScheduler {
   int blocks_m, blocks_n;  // cluster blocks along M and N
   int k_steps;  // K-steps of one unit
-  int whole_units;  // a multiple of the cluster count
-  int split_units;  // the units after those, split by K; their steps reach every cluster
+  int whole_units;  // a multiple of `clusters` when units are split
+  int split_units;  // the units after those, split by K over all clusters
+  int clusters;  // the grid's clusters
 
-  __device__ Work first() const {
-    const int c = cluster_index();
-    return whole_units > 0 ? Work{c, 0, k_steps} : split(begin(c));
+  // The schedule of the blocks' units on at most `resident` clusters. Without `split`, v8's
+  // static stride over whole units. With it, whole units for the full waves, and the units of a
+  // last wave that would leave more than a fifth of the clusters idle split over all of them;
+  // fewer clusters when the split steps are few, so that each takes min_share or more, and whole
+  // units again when that leaves no more clusters than units. A last
+  // wave that is nearly full stays whole: splitting it would cost its fix-ups and, worse, L2
+  // reuse, since split units run at different K at the same time.
+  static StreamKScheduler plan(int blocks_m, int blocks_n, int k_steps, int resident, bool split, int min_share) {
+    const int units = blocks_m * blocks_n;
+    const int last_wave = units % resident;  // units of the last wave, 0 when it is full
+    if (!split || last_wave == 0 || 5 * last_wave >= 4 * resident)
+      return {blocks_m, blocks_n, k_steps, units, 0, units < resident ? units : resident};
+    const int64_t split_steps = int64_t(last_wave) * k_steps;
+    int clusters = resident;
+    if (units < resident && split_steps < int64_t(resident) * min_share) {
+      clusters = int(split_steps / min_share);
+      if (clusters <= units) return {blocks_m, blocks_n, k_steps, units, 0, units};  // splitting gains nothing
+    }
+    return {blocks_m, blocks_n, k_steps, units - last_wave, last_wave, clusters};
   }
 
-  __device__ Work next(Work w) const {
+  // Cluster c's first work, and the work after w.
+  __host__ __device__ Work first(int c) const { return whole_units > 0 ? Work{c, 0, k_steps} : split(begin(c), c); }
+
+  __host__ __device__ Work next(Work w, int c) const {
     if (w.unit < whole_units) {
-      const int unit = w.unit + clusters();
-      return unit < whole_units ? Work{unit, 0, k_steps} : split(begin(cluster_index()));
+      const int unit = w.unit + clusters;
+      return unit < whole_units ? Work{unit, 0, k_steps} : split(begin(c), c);
     }
-    return split(int64_t(w.unit - whole_units) * k_steps + w.k_end);
+    return split(int64_t(w.unit - whole_units) * k_steps + w.k_end, c);
   }
 
   // The tile of unit `unit` that CTA `rank` of the cluster computes (TileScheduler::tile).
-  __device__ matmul::TileCoord tile(int unit, uint32_t rank = 0) const {
+  __host__ __device__ matmul::TileCoord tile(int unit, uint32_t rank = 0) const {
     const matmul::TileCoord block = matmul::grouped_tile(unit, blocks_m, blocks_n, GROUP);
     return {block.m * CLUSTER_M + int(rank) % CLUSTER_M, block.n * CLUSTER_N + int(rank) / CLUSTER_M};
   }
 
   // For a finisher of `unit`: the next cluster after `c` that contributed to it, or -1. In order
-  // from the finisher's own cluster, these are the clusters whose share starts inside the unit.
-  __device__ int next_contributor(int unit, int c) const {
+  // from the finisher's own cluster, these are the clusters whose share starts inside the unit,
+  // skipping the empty shares there are when the split steps are fewer than the clusters.
+  __host__ __device__ int next_contributor(int unit, int c) const {
     const int64_t unit_end = int64_t(unit - whole_units + 1) * k_steps;
-    return c + 1 < clusters() && begin(c + 1) < unit_end ? c + 1 : -1;
+    for (int d = c + 1; d < clusters && begin(d) < unit_end; ++d)
+      if (begin(d + 1) > begin(d)) return d;
+    return -1;
   }
 
+  // This CTA's cluster: its block index, without clusters.
   __device__ static int cluster_index() {
     if constexpr (CLUSTER_M * CLUSTER_N == 1) return int(blockIdx.x);
     return cluster_id();
   }
 
  private:
-  __device__ static int clusters() {
-    if constexpr (CLUSTER_M * CLUSTER_N == 1) return int(gridDim.x);
-    return cluster_count();
-  }
+  // The first split step of cluster c's share; begin(clusters) is the end of the last share.
+  __host__ __device__ int64_t begin(int c) const { return int64_t(split_units) * k_steps * c / clusters; }
 
-  // The first split step of cluster c's share; begin(clusters()) is the end of the last share.
-  __device__ int64_t begin(int c) const { return int64_t(split_units) * k_steps * c / clusters(); }
-
-  // The work from split step s to the end of its unit or of this cluster's share.
-  __device__ Work split(int64_t s) const {
-    const int64_t end = begin(cluster_index() + 1);
+  // Cluster c's work from split step s to the end of its unit or of its share.
+  __host__ __device__ Work split(int64_t s, int c) const {
+    const int64_t end = begin(c + 1);
     if (s >= end) return {no_more_tiles, 0, 0};
     const int unit = int(s / k_steps), k_begin = int(s % k_steps);
     const int64_t k_end = k_begin + (end - s);
@@ -95,11 +115,22 @@ __device__ inline void raise_flag(int* flag) {
   asm volatile("st.release.gpu.global.s32 [%0], 1;" ::"l"(flag) : "memory");
 }
 
+// A flag never raised waits forever; the bounded-wait build (HOPPER_WAIT_TIMEOUT_NS, as for
+// mbarrier_wait) gives up, says which flag, and traps.
 __device__ inline void wait_flag(const int* flag) {
-  int raised = 0;
-  do {
+#ifdef HOPPER_WAIT_TIMEOUT_NS
+  const uint64_t start = global_timer_ns();
+#endif
+  for (int raised = 0; raised == 0;) {
     asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(raised) : "l"(flag) : "memory");
-  } while (raised == 0);
+#ifdef HOPPER_WAIT_TIMEOUT_NS
+    if (global_timer_ns() - start > HOPPER_WAIT_TIMEOUT_NS) {
+      printf("stream-K flag wait timed out: block %d thread %d waited %.1f s for the flag at %p\n", blockIdx.x,
+             threadIdx.x, HOPPER_WAIT_TIMEOUT_NS * 1e-9, static_cast<const void*>(flag));
+      __trap();
+    }
+#endif
+  }
 }
 
 }  // namespace hopper

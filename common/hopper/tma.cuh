@@ -24,6 +24,12 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* 
 }
 // [/region:tma_load]
 
+// Starts fetching `map` (a __grid_constant__ parameter) into the TMA unit's descriptor cache, so the
+// first load that names it does not wait for it as well as for its data.
+__device__ inline void prefetch_tensormap(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
 // [region:tma_load_multicast]
 // tma_load_2d for a cluster: one copy, delivered to `dst` and completing `bar` at the same offsets
 // in the shared memory of every CTA whose bit is set in `ctas` (bit r: rank r), this one included

@@ -1,0 +1,81 @@
+#include "common/harness/bandwidth.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "common/check.h"
+#include "common/harness/stats.h"
+#include "common/harness/timing.h"
+
+namespace matmul {
+
+namespace {
+
+constexpr int read_threads = 256;
+// Independent 16-byte loads in flight per thread: HBM streams only with many bytes requested at once.
+constexpr int read_unroll = 4;
+
+// Sums every 32-bit word of data[0, count) into *sink, so that no load is optimised away; each warp
+// adds its part once.
+__global__ void read_kernel(const uint4* __restrict__ data, size_t count, unsigned* sink) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  unsigned sum = 0;
+  for (; i + (read_unroll - 1) * stride < count; i += read_unroll * stride) {
+    uint4 v[read_unroll];
+#pragma unroll
+    for (int u = 0; u < read_unroll; ++u) v[u] = data[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < read_unroll; ++u) sum += v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  for (; i < count; i += stride) sum += data[i].x + data[i].y + data[i].z + data[i].w;
+  sum = __reduce_add_sync(0xffffffffu, sum);
+  if (threadIdx.x % 32 == 0) atomicAdd(sink, sum);
+}
+
+// As many blocks as the current device runs at once: one wave, each thread striding over the buffer.
+unsigned full_grid() {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel, read_threads, 0));
+  return unsigned(sms * per_sm);
+}
+
+void read_all(const DeviceBuffer& data, const DeviceBuffer& sink, unsigned blocks, cudaStream_t stream) {
+  read_kernel<<<blocks, read_threads, 0, stream>>>(static_cast<const uint4*>(data.get()), data.bytes() / sizeof(uint4),
+                                                   static_cast<unsigned*>(sink.get()));
+  CUDA_CHECK(cudaGetLastError());
+}
+
+// Written once, so that every read reads defined memory (compute-sanitizer's initcheck).
+DeviceBuffer zeroed(size_t bytes) {
+  DeviceBuffer b(bytes);
+  CUDA_CHECK(cudaMemset(b.get(), 0, bytes));
+  return b;
+}
+
+size_t twice_the_l2() {
+  int device = 0, l2 = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  return 2 * size_t(l2);
+}
+
+}  // namespace
+
+L2Flush::L2Flush() : buffer_(zeroed(twice_the_l2())), sink_(zeroed(sizeof(unsigned))), blocks_(full_grid()) {}
+
+void L2Flush::operator()(cudaStream_t stream) const { read_all(buffer_, sink_, blocks_, stream); }
+
+double hbm_read_gbps(const L2Flush& flush, const TimingFlags& t) {
+  const DeviceBuffer data = zeroed(hbm_read_bytes), sink = zeroed(sizeof(unsigned));
+  const unsigned blocks = full_grid();
+  const std::vector<Launch> read{[&](cudaStream_t s) { read_all(data, sink, blocks, s); }};
+  const Launch before = [&](cudaStream_t s) { flush(s); };
+  warm_up(read, t.warmup, nullptr, before);
+  const Samples ms = time_rounds(read, t.iters, nullptr, before);
+  return double(hbm_read_bytes) / (summarize(ms[0]).median * 1e-3) / 1e9;
+}
+
+}  // namespace matmul

@@ -1,0 +1,97 @@
+// Stream-K's schedule (common/hopper/stream_k.cuh), walked on the host for every cluster of many
+// plans: every K-step of every unit is computed exactly once; each unit is whole, or one finisher
+// starts at K-step 0 and the contributors it waits for are exactly the clusters that computed the
+// rest of it, each contributing once at most; and the plan's choices of clusters and split.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "common/hopper/stream_k.cuh"
+
+using Scheduler = hopper::StreamKScheduler<8, 2, 1>;
+
+namespace {
+
+// Every cluster's work, in its order.
+std::vector<std::vector<hopper::Work>> walk(const Scheduler& s) {
+  std::vector<std::vector<hopper::Work>> all(size_t(s.clusters));
+  for (int c = 0; c < s.clusters; ++c)
+    for (hopper::Work w = s.first(c); w.unit != hopper::no_more_tiles; w = s.next(w, c)) all[size_t(c)].push_back(w);
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contributors are its other clusters") {
+  const int units_m = GENERATE(1, 2, 7, 16, 17, 33);
+  const int units_n = GENERATE(1, 3, 8, 32);
+  const int k_steps = GENERATE(1, 2, 9, 64, 224);
+  const int resident = GENERATE(1, 66, 132);
+  const Scheduler s = Scheduler::plan(units_m, units_n, k_steps, resident, true, 4);
+  INFO(units_m << " x " << units_n << " units of " << k_steps << " steps on " << resident << " clusters: "
+               << s.whole_units << " whole, " << s.split_units << " split over " << s.clusters);
+  REQUIRE(s.clusters >= 1);
+  REQUIRE(s.clusters <= resident);
+  const int units = units_m * units_n;
+  std::vector<std::vector<int>> covered(size_t(units), std::vector<int>(size_t(k_steps), 0));
+  std::map<int, int> finisher;  // split unit -> its finisher cluster
+  std::map<int, std::set<int>> contributors;  // split unit -> the clusters that computed part of it
+  const std::vector<std::vector<hopper::Work>> work = walk(s);
+  for (int c = 0; c < s.clusters; ++c) {
+    int contributions = 0;
+    for (const hopper::Work& w : work[size_t(c)]) {
+      REQUIRE(w.unit >= 0);
+      REQUIRE(w.unit < units);
+      REQUIRE(w.k_begin < w.k_end);
+      for (int k = w.k_begin; k < w.k_end; ++k) ++covered[size_t(w.unit)][size_t(k)];
+      if (w.k_begin > 0) {
+        contributors[w.unit].insert(c);
+        ++contributions;
+      } else if (w.k_end < k_steps) {
+        CHECK(finisher.count(w.unit) == 0);
+        finisher[w.unit] = c;
+      }
+    }
+    CHECK(contributions <= 1);  // one slot per CTA
+  }
+  for (int u = 0; u < units; ++u)
+    for (int k = 0; k < k_steps; ++k) REQUIRE(covered[size_t(u)][size_t(k)] == 1);
+  for (const auto& [unit, from] : contributors) {
+    REQUIRE(finisher.count(unit) == 1);
+    std::set<int> listed;
+    for (int c = s.next_contributor(unit, finisher[unit]); c >= 0; c = s.next_contributor(unit, c)) listed.insert(c);
+    CHECK(listed == from);
+  }
+  for (const auto& [unit, c] : finisher) CHECK(contributors.count(unit) == 1);
+}
+
+TEST_CASE("stream-K plan: whole units without scratch or with a nearly full last wave; split otherwise") {
+  // 16 units, 132 clusters: all split, over every cluster when each gets min_share steps.
+  Scheduler s = Scheduler::plan(16, 1, 64, 132, true, 4);
+  CHECK(s.whole_units == 0);
+  CHECK(s.split_units == 16);
+  CHECK(s.clusters == 132);
+  // Too few steps for every cluster to get 4: fewer clusters.
+  s = Scheduler::plan(4, 1, 8, 132, true, 4);
+  CHECK(s.clusters == 8);
+  // K of one step: split, 32 units would run on 8 clusters; whole, on 32.
+  s = Scheduler::plan(32, 1, 1, 132, true, 4);
+  CHECK(s.whole_units == 32);
+  CHECK(s.clusters == 32);
+  // No scratch: v8's stride, no more clusters than units.
+  s = Scheduler::plan(16, 1, 64, 132, false, 4);
+  CHECK(s.whole_units == 16);
+  CHECK(s.split_units == 0);
+  CHECK(s.clusters == 16);
+  // 8192³ with 128 x 256 tiles in pairs: 1024 units on 66 clusters, the last wave 34: split.
+  s = Scheduler::plan(32, 32, 128, 66, true, 4);
+  CHECK(s.whole_units == 990);
+  CHECK(s.split_units == 34);
+  // 128 units on 66: the last wave is 62 of 66, nearly full: whole.
+  s = Scheduler::plan(8, 16, 224, 66, true, 4);
+  CHECK(s.whole_units == 128);
+  CHECK(s.split_units == 0);
+}
