@@ -110,7 +110,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     hopper::prefetch_tensormap(&b_map);
     smem.pipe.init(CONSUMERS * hopper::warpgroup_threads + CONSUMERS * (CLUSTER - 1));
   }
-  hopper::cluster_sync();  // the peers' barriers are initialised before anyone arrives on them
+  // The peers' barriers are initialised before anyone arrives on them; a cluster of one is a plain
+  // launch, whose CTA needs only its own threads to see its barriers initialised.
+  if constexpr (CLUSTER > 1)
+    hopper::cluster_sync();
+  else
+    __syncthreads();
 
   const int warpgroup = threadIdx.x / hopper::warpgroup_threads;
   if (warpgroup == 0) {
@@ -145,7 +150,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
       }
     }
-    hopper::cluster_sync();  // the producer's other 127 threads have nothing to do but this
+    if constexpr (CLUSTER > 1) hopper::cluster_sync();  // the producer's other 127 threads have nothing else to do
     return;
   }
 
@@ -296,7 +301,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   }
   while (stored < BOXES) store_next_box();  // the last tile's C: no MMAs left to hide behind
   if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
-  hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
+  if constexpr (CLUSTER > 1) hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
 }
 // [/region:kernel]
 
