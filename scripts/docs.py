@@ -174,7 +174,7 @@ def ladder_table(root, page, results, args):
              "|---|---|--:|--:|--:|--:|--:|"]
     for version in versions(root) + [BASELINE]:
         measured = [runs.get((version, dtype)) for dtype in DTYPES]
-        technique = next((r["technique"] for r in measured if r), "not measured yet")
+        technique = next((r["technique"] for r in measured if r), "not in this file")
         cells = [version_link(root, page, version), technique]
         for r in measured:
             cells += [significant(r["tflops"]), ratio_text(r["ratio_vs_cublas"])] if r else ["—", "—"]
@@ -195,7 +195,7 @@ def ladder_table(root, page, results, args):
     lines += ["", f"M = N = K = {LADDER_SIZE}; {provenance(results)}. "
                   "\"vs cuBLAS\" is cuBLAS's median time over the version's, every kernel of a size timed in "
                   "one round-robin with cuBLAS, so a column ranks the kernels as their times do; \"—\": not "
-                  "measured yet."]
+                  "in this file (a rung newer than it: its page names the run that measured it)."]
     return lines
 
 
@@ -214,7 +214,7 @@ def readme_table(root, page, results, args):
         if r:
             cells = [r["technique"], f"{significant(r['tflops'])} TFLOPS", ratio_text(r["ratio_vs_cublas"])]
         else:
-            cells, missing = ["not measured yet", "—", "—"], True
+            cells, missing = ["not in this file", "—", "—"], True
         lines.append("| " + " | ".join([version_link(root, page, version)] + cells) + " |")
     peers, names = peer_runs(results, "fp16")
     if names:
@@ -226,7 +226,8 @@ def readme_table(root, page, results, args):
     lines += ["", f"From `{RESULTS}` (the ladder on the {gpu}, {results['date'][:10]}, git {results['git']}); "
                   "\"vs cuBLAS\" shares one cuBLAS median per size (one round-robin of every kernel), so the "
                   "column ranks the kernels as their times do"
-                  + ("; \"—\": not measured yet." if missing else ".")]
+                  + ("; \"—\": not in this file (a rung newer than it: its page names the run that measured it)."
+                     if missing else ".")]
     return lines
 
 

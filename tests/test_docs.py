@@ -215,7 +215,7 @@ class TheLadder(Scratch):
         self.assert_reported(docs("check", self.root), "README.md", "table readme", "differs")
         self.assertEqual(docs("update", self.root).returncode, 0)
         with open(os.path.join(self.root, "README.md"), encoding="utf-8") as f:
-            self.assertIn("| [v9_test](v9_test/kernel.cu) | not measured yet | — | — |\n", f.read())
+            self.assertIn("| [v9_test](v9_test/kernel.cu) | not in this file | — | — |\n", f.read())
         self.assertTrue(os.path.isfile(os.path.join(self.root, "docs", "diffs", f"{last}__v9_test.diff")))
 
     def test_diff_refuses_an_unlisted_directory_and_names_the_listed_ones(self):

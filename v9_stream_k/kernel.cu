@@ -2,11 +2,11 @@
 //
 // v8 gives each cluster whole tiles. When the tiles do not fill the last wave (8192³: 15.5 waves)
 // or are fewer than the SMs (a model's linear layer at 16 tokens: 16 tiles for 132 SMs), SMs sit
-// idle. Here the scheduler is stream-K (common/hopper/stream_k.cuh): the last waves' tiles are
-// cut into K-steps and every cluster takes the same number of steps; a tile computed by several
+// idle. Here the scheduler is stream-K (common/hopper/stream_k.cuh): a last wave's tiles are cut
+// into K-steps and every cluster takes the same number of steps; a tile computed by several
 // clusters is summed in a fixed order from the fp32 partials in the caller's TileQueue. The tile
-// is one of a menu, which choose() (choose.cpp) picks from the shape: for M ≤ 64 the kernel
-// computes Cᵀ = B·Aᵀ, so N fills the 128 rows of the tile and M only its 16 or 64 columns.
+// is one of a menu, which choose() (choose.h) picks from the shape: for M ≤ 128 the kernel
+// computes Cᵀ = B·Aᵀ, so N fills the 128 rows of the tile and M only its 16, 64 or 128 columns.
 // Everything else (the clusters, the multicast loads, the deferred store) is v8's.
 #include <cuda.h>
 
