@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""A Llama model run with its linear layers on a rung of the course, against PyTorch's own (cuBLAS).
+
+    python3 examples/llama.py [--version v9_stream_k] [--layers 4] [--dtype fp16]
+
+The model is transformers' LlamaForCausalLM built from a config with Llama-3-8B's shapes (hidden
+4096, MLP 14336, 32 query and 8 key-value heads, vocabulary 128256) and a few layers of random
+weights: nothing is downloaded. Both runs use the same weights: hopper_matmul.Linear shares each
+nn.Linear's parameters, and the two are swapped in and out. Printed:
+  - prefill of a 2048-token prompt: the logits' largest difference relative to their largest value,
+    the share of positions whose argmax agrees, and each run's time (median of 5);
+  - greedy decoding, batch 1 and 16, 32 steps, each step replayed from a CUDA graph (where Python's
+    overhead would otherwise hide the kernels): whether the tokens are identical, and the time per
+    step. Where the model's decode step cannot be captured, the error is printed and eager steps
+    are timed instead.
+Needs a Hopper GPU, torch, transformers and the built library (make build).
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import hopper_matmul as hm  # noqa: E402  (after the path to the package)
+
+PROMPT = 2048  # prefill tokens
+DECODE_PROMPT = 128  # the decode runs' prompt
+STEPS = 32
+
+
+def build(layers, dtype):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(hidden_size=4096, intermediate_size=14336, num_attention_heads=32, num_key_value_heads=8,
+                         num_hidden_layers=layers, vocab_size=128256, max_position_embeddings=8192,
+                         rope_theta=500000.0)
+    torch.manual_seed(0)
+    with torch.device("cuda"):
+        return LlamaForCausalLM(config).to(dtype).eval()
+
+
+class Switch:
+    """The model's nn.Linear layers and their hopper_matmul.Linear twins, swapped in on request."""
+
+    def __init__(self, model, version):
+        self.places = [(parent, name, child) for parent in model.modules()
+                       for name, child in parent.named_children() if type(child) is torch.nn.Linear]
+        queue = hm.Queue()  # one stream runs the model: one queue for every layer, made before any capture
+        self.ours = [hm.Linear(child, version, queue) for _, _, child in self.places]
+
+    def use(self, ours):
+        for (parent, name, child), twin in zip(self.places, self.ours):
+            setattr(parent, name, twin if ours else child)
+
+
+def median_ms(run, repeats=5):
+    times = []
+    for _ in range(repeats + 1):  # the first is a warm-up
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return sorted(times[1:])[repeats // 2]
+
+
+def static_cache(model, batch, length, dtype):
+    from transformers import StaticCache
+
+    try:
+        return StaticCache(config=model.config, max_batch_size=batch, max_cache_len=length, device="cuda", dtype=dtype)
+    except TypeError:  # transformers releases that name the batch size differently
+        return StaticCache(model.config, batch, length, "cuda", dtype)
+
+
+def decode(model, prompt, dtype):
+    """Greedy tokens for STEPS steps after `prompt`, and the ms per step, each step a graph replay
+    (or eager, if the step cannot be captured: then the reason, else None)."""
+    batch, length = prompt.shape
+    cache = static_cache(model, batch, length + STEPS + 1, dtype)
+    logits = model(input_ids=prompt, past_key_values=cache, cache_position=torch.arange(length, device="cuda"),
+                   use_cache=True).logits
+    ids = logits[:, -1].argmax(-1, keepdim=True)
+    position = torch.tensor([length], device="cuda")
+
+    def step():
+        return model(input_ids=ids, past_key_values=cache, cache_position=position, use_cache=True).logits
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up off the capture (it writes the step's cache row, rewritten below)
+        step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph, why = torch.cuda.CUDAGraph(), None
+    try:
+        with torch.cuda.graph(graph):
+            out = step()
+    except RuntimeError as e:
+        graph, why = None, f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    tokens = [ids.clone()]
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(STEPS):
+        if graph is not None:
+            graph.replay()
+        else:
+            out = step()
+        ids.copy_(out[:, -1].argmax(-1, keepdim=True))
+        position += 1
+        tokens.append(ids.clone())
+    end.record()
+    end.synchronize()
+    return torch.cat(tokens, 1), start.elapsed_time(end) / STEPS, why
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default=hm.DEFAULT_VERSION, help=f"the rung (default {hm.DEFAULT_VERSION})")
+    parser.add_argument("--layers", type=int, default=4, help="decoder layers (default 4)")
+    parser.add_argument("--dtype", choices=("fp16", "bf16"), default="fp16")
+    args = parser.parse_args()
+    if args.version not in hm.versions():
+        parser.error(f"--version {args.version}: not a rung ({', '.join(hm.versions())})")
+    dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
+    model = build(args.layers, dtype)
+    switch = Switch(model, args.version)
+    name = {False: "PyTorch (cuBLAS)", True: args.version}
+    print(f"model: Llama-3-8B shapes, {args.layers} layers, {args.dtype}, random weights; "
+          f"{len(switch.places)} linear layers on {args.version}")
+
+    torch.manual_seed(1)
+    prompt = torch.randint(0, model.config.vocab_size, (1, PROMPT), device="cuda")
+    logits, prefill_ms = {}, {}
+    with torch.no_grad():
+        for ours in (False, True):
+            switch.use(ours)
+            logits[ours] = model(input_ids=prompt).logits.float()
+            prefill_ms[ours] = median_ms(lambda: model(input_ids=prompt))
+    ref, got = logits[False], logits[True]
+    difference = ((got - ref).abs().max() / ref.abs().max()).item()
+    agree = (got.argmax(-1) == ref.argmax(-1)).float().mean().item()
+    print(f"prefill {PROMPT} tokens: logits' largest relative difference {difference:.2e}, "
+          f"argmax agrees at {100 * agree:.1f}% of positions")
+    print(f"prefill {PROMPT} tokens: {name[False]} {prefill_ms[False]:.2f} ms, {name[True]} {prefill_ms[True]:.2f} ms")
+
+    for batch in (1, 16):
+        prompt = torch.randint(0, model.config.vocab_size, (batch, DECODE_PROMPT), device="cuda")
+        tokens, ms, why = {}, {}, {}
+        with torch.no_grad():
+            for ours in (False, True):
+                switch.use(ours)
+                tokens[ours], ms[ours], why[ours] = decode(model, prompt, dtype)
+        how = "CUDA graphs" if not any(why.values()) else "eager steps (capture failed: " + (why[False] or why[True]) + ")"
+        same = bool(torch.equal(tokens[False], tokens[True]))
+        print(f"decode batch {batch}, {STEPS} steps, {how}: greedy tokens identical: {'yes' if same else 'no'}; "
+              f"{name[False]} {ms[False]:.3f} ms/step, {name[True]} {ms[True]:.3f} ms/step")
+
+
+if __name__ == "__main__":
+    main()
