@@ -41,6 +41,9 @@ hm_status guarded(F&& call) {
   } catch (const std::exception& e) {
     last_error = e.what();
     return HM_CUDA_ERROR;
+  } catch (...) {  // nothing may cross the C boundary
+    last_error = "an exception that is not a std::exception";
+    return HM_CUDA_ERROR;
   }
 }
 

@@ -42,7 +42,11 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
   const std::vector<std::vector<hopper::Work>> work = walk(s);
   for (int c = 0; c < s.clusters; ++c) {
     int contributions = 0;
+    bool split_before = false;  // a split piece came earlier in this cluster's order
     for (const hopper::Work& w : work[size_t(c)]) {
+      const bool split = w.k_begin > 0 || w.k_end < k_steps;
+      if (w.k_begin > 0) CHECK_FALSE(split_before);  // a contribution is the first split piece: done before any wait
+      split_before = split_before || split;
       REQUIRE(w.unit >= 0);
       REQUIRE(w.unit < units);
       REQUIRE(w.k_begin < w.k_end);
@@ -64,6 +68,7 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
     std::set<int> listed;
     for (int c = s.next_contributor(unit, finisher[unit]); c >= 0; c = s.next_contributor(unit, c)) listed.insert(c);
     CHECK(listed == from);
+    CHECK(*from.begin() > finisher[unit]);  // the finisher waits on clusters of higher index only
   }
   for (const auto& [unit, c] : finisher) CHECK(contributors.count(unit) == 1);
 }

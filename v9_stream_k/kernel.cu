@@ -44,7 +44,7 @@ constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped ord
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the P tile, loaded once
 template <typename Tiling>  // the scheduler role, in common/hopper
 using Scheduler = hopper::StreamKScheduler<GROUP, Tiling::CLUSTER_M, CLUSTER_N>;
-constexpr int MIN_SHARE = 4;  // K-steps a cluster's share has at least, or the partials cost more than they save
+constexpr int MIN_SHARE = 4;  // K-steps a share should have, below which a grid of fewer clusters takes them
 constexpr int CONSUMERS = 2;
 constexpr int CONSUMER_ROWS = BM / CONSUMERS;
 constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int thread = threadIdx.x % hopper::warpgroup_threads;
   const bool storer = thread == 0;  // issues this consumer's TMA stores, raises and waits for its flags
   const int consumer_barrier = 1 + consumer;  // named barrier of this consumer's warpgroup (0 is __syncthreads)
-  float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // each unit's first WGMMA overwrites it
+  float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // each piece's (Work's) first WGMMA overwrites it
   // The previous tile's C, rounded to T and packed in pairs (pack_pair), waits here to be stored
   // box by box, one per K-step of this tile, while that K-step's WGMMAs run on the tensor cores.
   uint32_t out[CONSUMER_ROWS / hopper::wgmma_m][BN / 4];
@@ -287,8 +287,8 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
         hopper::store_fragment<BN>(acc[i], c, tile_row + consumer_row + i * hopper::wgmma_m, tile_col, m, n);
     } else {
-      // The tile's C waits in out for the next tile's K-steps; boxes the previous tile's K-steps
-      // did not cover (K shorter than BOXES steps) go out now.
+      // The tile's C waits in out for the next piece's K-steps; boxes the previous piece's K-steps
+      // did not cover (a piece, or K, shorter than BOXES steps) go out now.
       while (stored < BOXES) store_next_box();
 #pragma unroll
       for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
@@ -386,12 +386,9 @@ const matmul::Version version{
     matmul,
     {
         {"BM", BM},
-        {"BN", Wide::BN},
         {"BK", BK},
-        {"STAGES", Wide::STAGES},
         {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"GROUP", GROUP},
-        {"CLUSTER_M", Wide::CLUSTER_M},
         {"CLUSTER_N", CLUSTER_N},
         {"CONSUMERS", CONSUMERS},
         {"C_BOXES", C_BOXES},

@@ -72,8 +72,8 @@ __device__ inline void store_fragment_transposed(const float (&d)[N / 2], T* c, 
   const int warp = threadIdx.x % warpgroup_threads / 32, lane = threadIdx.x % 32;
   const int row = row0 + 16 * warp + lane / 4;
   const int col = col0 + 2 * (lane % 4);
-  const auto put = [&](int r, int k, float x) {
-    if (r < rows && k < cols) c[size_t(k) * rows + r] = T(x);
+  const auto put = [&](int r, int col, float x) {
+    if (r < rows && col < cols) c[size_t(col) * rows + r] = T(x);
   };
 #pragma unroll
   for (int j = 0; j < N / 8; ++j) {

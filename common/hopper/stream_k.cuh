@@ -41,11 +41,12 @@ struct StreamKScheduler {
 
   // The schedule of the blocks' units on at most `resident` clusters. Without `split`, v8's
   // static stride over whole units. With it, whole units for the full waves, and the units of a
-  // last wave that would leave more than a fifth of the clusters idle split over all of them;
-  // fewer clusters when the split steps are few, so that each takes min_share or more, and whole
-  // units again when that leaves no more clusters than units. A last
-  // wave that is nearly full stays whole: splitting it would cost its fix-ups and, worse, L2
-  // reuse, since split units run at different K at the same time.
+  // last wave that would leave more than a fifth of the clusters idle split over all of them. When
+  // that last wave is the only one and has few steps, fewer clusters take them, min_share each,
+  // and whole units again when that leaves no more clusters than units (after full waves every
+  // cluster takes a share, however short). A last wave that is nearly full stays whole:
+  // splitting it would cost its fix-ups and, worse, L2 reuse, since split units run at different
+  // K at the same time.
   static StreamKScheduler plan(int blocks_m, int blocks_n, int k_steps, int resident, bool split, int min_share) {
     const int units = blocks_m * blocks_n;
     const int last_wave = units % resident;  // units of the last wave, 0 when it is full

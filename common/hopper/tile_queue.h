@@ -13,6 +13,10 @@
 //   - a queue belongs to the device it was made on; a launch on another device refuses it.
 //   - making one allocates (about 17 MB on a 132-SM GPU) and synchronizes: make it before a stream
 //     capture, not during one.
+//   - stream-K's finisher waits for CTAs of its own grid with higher indices: it relies on all of
+//     the grid's CTAs being on the GPU at once, as a grid of at most one CTA per SM is when nothing
+//     else holds SMs. Another kernel that holds SMs until it ends delays it; another stream-K launch
+//     holding SMs while it waits on its own CTAs could hang both (docs/v9_stream_k.md, Pitfalls).
 // A call that passes no queue uses a static schedule instead, which needs no state at all.
 #pragma once
 
@@ -20,7 +24,7 @@ namespace hopper {
 
 class TileQueue {
  public:
-  // A partial tile is at most 128 × 256 fp32 values, each with a flag per consumer warpgroup.
+  // A slot holds a partial tile of at most 128 × 256 fp32 values, and has a flag per consumer warpgroup.
   static constexpr int partial_floats = 128 * 256;
   static constexpr int flags_per_slot = 2;
 

@@ -35,9 +35,11 @@ class Queue:
     one). Make it before a CUDA graph capture: making one allocates and synchronizes."""
 
     def __init__(self, device=None):
-        self.device = torch.device("cuda", torch.cuda.current_device()) if device is None else torch.device(device)
-        if self.device.type != "cuda":
-            raise ValueError(f"Queue: device {self.device} is not a CUDA device")
+        device = torch.device("cuda") if device is None else torch.device(device)
+        if device.type != "cuda":
+            raise ValueError(f"Queue: device {device} is not a CUDA device")
+        # With its index, so that it compares equal to the device of a tensor on it.
+        self.device = torch.device("cuda", device.index if device.index is not None else torch.cuda.current_device())
         handle = ctypes.c_void_p()
         with torch.cuda.device(self.device):
             _library.check(_library.library().hm_queue_create(ctypes.byref(handle)))

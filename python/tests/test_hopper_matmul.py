@@ -1,4 +1,4 @@
-"""python/hopper_matmul against torch.nn.functional.linear on the GPU: ragged shapes in both dtypes
+"""python/hopper_matmul against an fp32 reference on the GPU: ragged shapes in both dtypes
 with and without a queue, output poisoned first; bad input refused with ValueError and nothing
 written; a CUDA graph captured and replayed on fresh inputs; two threads on their own streams at
 once; nn.Linear swapped in a module. Runs under pytest or as a script; without torch, a CUDA
@@ -15,7 +15,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 try:
     import torch
-    import torch.nn.functional as F
 except ImportError:
     torch = None
 
@@ -76,7 +75,6 @@ class Matmul(unittest.TestCase):
                             torch.cuda.synchronize()
                             self.assertFalse(out.isnan().any().item(), "an element of C was never written")
                             self.assertLess(error(out, reference(a, b)), tolerance(dtype))
-                            self.assertLess(error(F.linear(a, b), reference(a, b)), tolerance(dtype))
 
     def test_bad_input_is_refused_by_name_and_nothing_is_written(self):
         import hopper_matmul as hm
