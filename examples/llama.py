@@ -68,12 +68,14 @@ def median_ms(run, repeats=5):
 
 
 def static_cache(model, batch, length, dtype):
+    """A key-value cache of fixed size, so that a decode step has fixed shapes and can be captured."""
+    import inspect
+
     from transformers import StaticCache
 
-    try:
+    if "max_batch_size" in inspect.signature(StaticCache.__init__).parameters:  # transformers 4
         return StaticCache(config=model.config, max_batch_size=batch, max_cache_len=length, device="cuda", dtype=dtype)
-    except TypeError:  # transformers releases that name the batch size differently
-        return StaticCache(model.config, batch, length, "cuda", dtype)
+    return StaticCache(config=model.config, max_cache_len=length)  # 5: sized at its first update
 
 
 def decode(model, prompt, dtype):
