@@ -72,10 +72,9 @@ struct StreamKScheduler {
     return split(int64_t(w.unit - whole_units) * k_steps + w.k_end, c);
   }
 
-  // The tile of unit `unit` that CTA `rank` of the cluster computes (TileScheduler::tile).
-  __host__ __device__ matmul::TileCoord tile(int unit, uint32_t rank = 0) const {
-    const matmul::TileCoord block = matmul::grouped_tile(unit, blocks_m, blocks_n, GROUP);
-    return {block.m * CLUSTER_M + int(rank) % CLUSTER_M, block.n * CLUSTER_N + int(rank) / CLUSTER_M};
+  // The tile of unit `unit` that CTA `rank` of the cluster computes: TileScheduler's placement.
+  __device__ matmul::TileCoord tile(int unit, uint32_t rank = 0) const {
+    return TileScheduler<GROUP, CLUSTER_M, CLUSTER_N>{0, blocks_m, blocks_n, nullptr}.tile(unit, rank);
   }
 
   // For a finisher of `unit`: the next cluster after `c` that contributed to it, or -1. In order
