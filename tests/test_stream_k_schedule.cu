@@ -30,7 +30,8 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
   const int units_n = GENERATE(1, 3, 8, 32);
   const int k_steps = GENERATE(1, 2, 9, 64, 224);
   const int resident = GENERATE(1, 66, 132);
-  const Scheduler s = Scheduler::plan(units_m, units_n, k_steps, resident, true, 4);
+  const int max_pieces = GENERATE(1, 2, 4);
+  const Scheduler s = Scheduler::plan(units_m, units_n, k_steps, resident, true, 4, max_pieces);
   INFO(units_m << " x " << units_n << " units of " << k_steps << " steps on " << resident << " clusters: "
                << s.whole_units << " whole, " << s.split_units << " split over " << s.clusters);
   REQUIRE(s.clusters >= 1);
@@ -60,6 +61,7 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
       }
     }
     CHECK(contributions <= 1);  // one slot per CTA
+    if (s.whole_units == 0) CHECK(work[size_t(c)].size() == 1);  // split-K: one piece, shares on unit boundaries
   }
   for (int u = 0; u < units; ++u)
     for (int k = 0; k < k_steps; ++k) REQUIRE(covered[size_t(u)][size_t(k)] == 1);
@@ -71,32 +73,44 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
     CHECK(*from.begin() > finisher[unit]);  // the finisher waits on clusters of higher index only
   }
   for (const auto& [unit, c] : finisher) CHECK(contributors.count(unit) == 1);
+  if (s.whole_units == 0)  // split-K: at most max_pieces pieces per unit, so at most max_pieces - 1 contributors
+    for (const auto& [unit, from] : contributors) CHECK(int(from.size()) <= max_pieces - 1);
 }
 
 TEST_CASE("stream-K plan: whole units without scratch or with a nearly full last wave; split otherwise") {
-  // 16 units, 132 clusters: all split, over every cluster when each gets min_share steps.
-  Scheduler s = Scheduler::plan(16, 1, 64, 132, true, 4);
+  // 16 units, 132 clusters, one wave: split-K, each unit in max_pieces pieces of 16 steps.
+  Scheduler s = Scheduler::plan(16, 1, 64, 132, true, 4, 4);
   CHECK(s.whole_units == 0);
   CHECK(s.split_units == 16);
-  CHECK(s.clusters == 132);
-  // Too few steps for every cluster to get 4: fewer clusters.
-  s = Scheduler::plan(4, 1, 8, 132, true, 4);
+  CHECK(s.clusters == 64);
+  // The same with max_pieces 1: never split.
+  s = Scheduler::plan(16, 1, 64, 132, true, 4, 1);
+  CHECK(s.split_units == 0);
+  CHECK(s.clusters == 16);
+  // 8 steps, min_share 4: two pieces per unit, not four.
+  s = Scheduler::plan(4, 1, 8, 132, true, 4, 4);
   CHECK(s.clusters == 8);
-  // K of one step: split, 32 units would run on 8 clusters; whole, on 32.
-  s = Scheduler::plan(32, 1, 1, 132, true, 4);
+  // 100 units on 132 clusters: 132 / 100 leaves one piece per unit, whole.
+  s = Scheduler::plan(100, 1, 64, 132, true, 4, 4);
+  CHECK(s.split_units == 0);
+  CHECK(s.clusters == 100);
+  // K of one step: too short to split; whole, on 32 clusters.
+  s = Scheduler::plan(32, 1, 1, 132, true, 4, 4);
   CHECK(s.whole_units == 32);
   CHECK(s.clusters == 32);
   // No scratch: v8's stride, no more clusters than units.
-  s = Scheduler::plan(16, 1, 64, 132, false, 4);
+  s = Scheduler::plan(16, 1, 64, 132, false, 4, 4);
   CHECK(s.whole_units == 16);
   CHECK(s.split_units == 0);
   CHECK(s.clusters == 16);
-  // 8192³ with 128 x 256 tiles in pairs: 1024 units on 66 clusters, the last wave 34: split.
-  s = Scheduler::plan(32, 32, 128, 66, true, 4);
+  // 8192³ with 128 x 256 tiles in pairs: 1024 units on 66 clusters, the last wave 34: stream-K
+  // over all 66.
+  s = Scheduler::plan(32, 32, 128, 66, true, 4, 4);
   CHECK(s.whole_units == 990);
   CHECK(s.split_units == 34);
+  CHECK(s.clusters == 66);
   // 128 units on 66: the last wave is 62 of 66, nearly full: whole.
-  s = Scheduler::plan(8, 16, 224, 66, true, 4);
+  s = Scheduler::plan(8, 16, 224, 66, true, 4, 4);
   CHECK(s.whole_units == 128);
   CHECK(s.split_units == 0);
 }

@@ -45,6 +45,7 @@ constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the P til
 template <typename Tiling>  // the scheduler role, in common/hopper
 using Scheduler = hopper::StreamKScheduler<GROUP, Tiling::CLUSTER_M, CLUSTER_N>;
 constexpr int MIN_SHARE = 4;  // K-steps a share should have, below which a grid of fewer clusters takes them
+constexpr int MAX_PIECES = 4;  // with fewer units than clusters, the pieces each unit is split into (split-K)
 constexpr int CONSUMERS = 2;
 constexpr int CONSUMER_ROWS = BM / CONSUMERS;
 constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
@@ -327,7 +328,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   // neighbourhoods (GPCs), not only on how many CTAs fit per SM.
   const int resident = hopper::prepare<matmul_kernel<T, Tiling>>(THREADS, smem_bytes, CLUSTER);
   const Scheduler<Tiling> scheduler =
-      Scheduler<Tiling>::plan(blocks_m, blocks_n, matmul::ceil_div(k, BK), resident, queue != nullptr, MIN_SHARE);
+      Scheduler<Tiling>::plan(blocks_m, blocks_n, matmul::ceil_div(k, BK), resident, queue != nullptr, MIN_SHARE, MAX_PIECES);
   float* partials = queue ? queue->partials() : nullptr;
   int* flags = queue ? queue->flags() : nullptr;
   if (queue && scheduler.clusters * CLUSTER > queue->slots())
@@ -394,6 +395,7 @@ const matmul::Version version{
         {"C_BOXES", C_BOXES},
         {"THREADS", THREADS},
         {"MIN_SHARE", MIN_SHARE},
+        {"MAX_PIECES", MAX_PIECES},
     },
 };
 

@@ -42,23 +42,26 @@ struct StreamKScheduler {
   // The schedule of the blocks' units on at most `resident` clusters. Without `split`, v8's
   // static stride over whole units. With it, whole units for the full waves, and the units of a
   // last wave that would leave more than a fifth of the clusters idle split over all of them. When
-  // that last wave is the only one and has few steps, fewer clusters take them, min_share each,
-  // and whole units again when that leaves no more clusters than units (after full waves every
-  // cluster takes a share, however short). A last wave that is nearly full stays whole:
-  // splitting it would cost its fix-ups and, worse, L2 reuse, since split units run at different
-  // K at the same time.
-  static StreamKScheduler plan(int blocks_m, int blocks_n, int k_steps, int resident, bool split, int min_share) {
+  // that last wave is the only one (fewer units than clusters), split-K instead: each unit in the
+  // same number of pieces, at most max_pieces and at least min_share steps each, one cluster per
+  // piece; shares then start on unit boundaries, so no cluster has two pieces, and a finisher waits
+  // for at most max_pieces - 1 partials. A last wave that is nearly full stays whole: splitting it
+  // would cost its fix-ups and, worse, L2 reuse, since split units run at different K at the same
+  // time.
+  static StreamKScheduler plan(int blocks_m, int blocks_n, int k_steps, int resident, bool split, int min_share,
+                               int max_pieces) {
     const int units = blocks_m * blocks_n;
     const int last_wave = units % resident;  // units of the last wave, 0 when it is full
-    if (!split || last_wave == 0 || 5 * last_wave >= 4 * resident)
-      return {blocks_m, blocks_n, k_steps, units, 0, units < resident ? units : resident};
-    const int64_t split_steps = int64_t(last_wave) * k_steps;
-    int clusters = resident;
-    if (units < resident && split_steps < int64_t(resident) * min_share) {
-      clusters = int(split_steps / min_share);
-      if (clusters <= units) return {blocks_m, blocks_n, k_steps, units, 0, units};  // splitting gains nothing
+    const StreamKScheduler whole{blocks_m, blocks_n, k_steps, units, 0, units < resident ? units : resident};
+    if (!split || last_wave == 0 || 5 * last_wave >= 4 * resident) return whole;
+    if (units < resident) {
+      int pieces = resident / units;
+      if (pieces > max_pieces) pieces = max_pieces;
+      if (pieces > k_steps / min_share) pieces = k_steps / min_share;
+      if (pieces <= 1) return whole;  // splitting gains nothing
+      return {blocks_m, blocks_n, k_steps, 0, units, units * pieces};
     }
-    return {blocks_m, blocks_n, k_steps, units - last_wave, last_wave, clusters};
+    return {blocks_m, blocks_n, k_steps, units - last_wave, last_wave, resident};
   }
 
   // Cluster c's first work, and the work after w.
