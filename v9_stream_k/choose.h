@@ -34,6 +34,9 @@ using Swap16 = Tiling<16, 12, true, 1>;
 // Wide tiles that keep most of a 132-SM GPU's clusters busy for a wave: with fewer, the square
 // tile's twice as many units fill the machine better than stream-K's split wide units do.
 constexpr long WIDE_TILES = 100;
+// Square tiles for at most half of a 132-SM GPU: swap64's tiles, twice as many, fill it better
+// than split-K's pieces of square tiles do.
+constexpr long SQUARE_TILES = 64;
 
 // The tiling for C = A·Bᵀ with A m × k and B n × k.
 constexpr Tile choose(int m, int n, int /*k*/) {
@@ -41,7 +44,9 @@ constexpr Tile choose(int m, int n, int /*k*/) {
   if (m <= 64) return Tile::swap64;
   if (m <= 128) return Tile::swap128;
   const long wide_tiles = long((m + 127) / 128) * ((n + 255) / 256);
-  return wide_tiles >= WIDE_TILES ? Tile::wide : Tile::square;
+  if (wide_tiles >= WIDE_TILES) return Tile::wide;
+  const long square_tiles = long((m + 127) / 128) * ((n + 127) / 128);
+  return square_tiles > SQUARE_TILES ? Tile::square : Tile::swap64;
 }
 // [/region:choose]
 
