@@ -10,8 +10,8 @@ nn.Linear's parameters, and the two are swapped in and out. Printed:
   - prefill of a 2048-token prompt: the logits' largest difference relative to their largest value,
     the share of positions whose argmax agrees, and each run's time (median of 5);
   - greedy decoding, batch 1 and 16, 32 steps, each step replayed from a CUDA graph (where Python's
-    overhead would otherwise hide the kernels): whether the tokens are identical, and the time per
-    step. Where the model's decode step cannot be captured, the error is printed and eager steps
+    overhead would otherwise hide the kernels): whether the tokens are identical (where a sequence
+    differs, how far apart the top two logits were where it first does), and the time per step. Where the model's decode step cannot be captured, the error is printed and eager steps
     are timed instead.
 Needs a Hopper GPU, torch, transformers and the built library (make build).
 """
@@ -78,14 +78,22 @@ def static_cache(model, batch, length, dtype):
     return StaticCache(config=model.config, max_cache_len=length)  # 5: sized at its first update
 
 
+def greedy(logits):
+    """Each row's token (its largest logit) and its margin: how far the next largest is below."""
+    top = logits.topk(2, dim=-1)
+    return top.indices[:, :1], (top.values[:, 0] - top.values[:, 1]).float()
+
+
 def decode(model, prompt, dtype):
-    """Greedy tokens for STEPS steps after `prompt`, and the ms per step, each step a graph replay
-    (or eager, if the step cannot be captured: then the reason, else None)."""
+    """Greedy tokens for STEPS steps after `prompt`, the margin each was chosen by (top logit minus
+    the next), and the ms per step, each step a graph replay (or eager, if the step cannot be
+    captured: then the reason, else None)."""
     batch, length = prompt.shape
     cache = static_cache(model, batch, length + STEPS + 1, dtype)
     logits = model(input_ids=prompt, past_key_values=cache, cache_position=torch.arange(length, device="cuda"),
                    use_cache=True).logits
-    ids = logits[:, -1].argmax(-1, keepdim=True)
+    ids, chosen_by = greedy(logits[:, -1])
+    margins = [chosen_by]
     position = torch.tensor([length], device="cuda")
 
     def step():
@@ -110,12 +118,14 @@ def decode(model, prompt, dtype):
             graph.replay()
         else:
             out = step()
-        ids.copy_(out[:, -1].argmax(-1, keepdim=True))
+        token, chosen_by = greedy(out[:, -1])
+        ids.copy_(token)
         position += 1
         tokens.append(ids.clone())
+        margins.append(chosen_by)
     end.record()
     end.synchronize()
-    return torch.cat(tokens, 1), start.elapsed_time(end) / STEPS, why
+    return torch.cat(tokens, 1), torch.stack(margins, 1), start.elapsed_time(end) / STEPS, why
 
 
 def main():
@@ -150,15 +160,20 @@ def main():
 
     for batch in (1, 16):
         prompt = torch.randint(0, model.config.vocab_size, (batch, DECODE_PROMPT), device="cuda")
-        tokens, ms, why = {}, {}, {}
+        tokens, margins, ms, why = {}, {}, {}, {}
         with torch.no_grad():
             for ours in (False, True):
                 switch.use(ours)
-                tokens[ours], ms[ours], why[ours] = decode(model, prompt, dtype)
+                tokens[ours], margins[ours], ms[ours], why[ours] = decode(model, prompt, dtype)
         how = "CUDA graphs" if not any(why.values()) else "eager steps (capture failed: " + (why[False] or why[True]) + ")"
-        same = bool(torch.equal(tokens[False], tokens[True]))
-        print(f"decode batch {batch}, {STEPS} steps, {how}: greedy tokens identical: {'yes' if same else 'no'}; "
+        differ = (tokens[False] != tokens[True]).any(1)
+        same = "yes" if not differ.any() else f"no, {int(differ.sum())} of {batch} sequences differ"
+        print(f"decode batch {batch}, {STEPS} steps, {how}: greedy tokens identical: {same}; "
               f"{name[False]} {ms[False]:.3f} ms/step, {name[True]} {ms[True]:.3f} ms/step")
+        for row in differ.nonzero().flatten().tolist():  # where each diverges, and how close that choice was
+            step = int((tokens[False][row] != tokens[True][row]).nonzero()[0])
+            print(f"  sequence {row} differs from token {step}: there {name[False]}'s top two logits are "
+                  f"{margins[False][row, step]:.4f} apart, {name[True]}'s {margins[True][row, step]:.4f}")
 
 
 if __name__ == "__main__":
