@@ -12,7 +12,7 @@ nn.Linear's parameters, and the two are swapped in and out. Printed:
   - greedy decoding, batch 1 and 16, 32 steps, each step replayed from a CUDA graph (where Python's
     overhead would otherwise hide the kernels): whether the tokens are identical (where a sequence
     differs, how far apart the top two logits were where it first does), and the time per step;
-    then PyTorch's decoding once more, against its own first run. Where the model's decode step cannot be captured, the error is printed and eager steps
+    then each decoding once more, against its own first run. Where the model's decode step cannot be captured, the error is printed and eager steps
     are timed instead.
 Needs a Hopper GPU, torch, transformers and the built library (make build).
 """
@@ -166,15 +166,18 @@ def main():
             for ours in (False, True):
                 switch.use(ours)
                 tokens[ours], margins[ours], ms[ours], why[ours] = decode(model, prompt, dtype)
-            switch.use(False)  # PyTorch once more: how often it disagrees with itself
-            again = decode(model, prompt, dtype)[0]
+            again = {}
+            for ours in (False, True):  # each once more: how often it disagrees with itself
+                switch.use(ours)
+                again[ours] = decode(model, prompt, dtype)[0]
         how = "CUDA graphs" if not any(why.values()) else "eager steps (capture failed: " + (why[False] or why[True]) + ")"
         differ = (tokens[False] != tokens[True]).any(1)
         same = "yes" if not differ.any() else f"no, {int(differ.sum())} of {batch} sequences differ"
         print(f"decode batch {batch}, {STEPS} steps, {how}: greedy tokens identical: {same}; "
               f"{name[False]} {ms[False]:.3f} ms/step, {name[True]} {ms[True]:.3f} ms/step")
-        print(f"  {name[False]} run again: {int((tokens[False] != again).any(1).sum())} of {batch} sequences differ "
-              "from its first run")
+        for ours in (False, True):
+            print(f"  {name[ours]} run again: {int((tokens[ours] != again[ours]).any(1).sum())} of {batch} "
+                  "sequences differ from its first run")
         for row in differ.nonzero().flatten().tolist():  # where each diverges, and how close that choice was
             step = int((tokens[False][row] != tokens[True][row]).nonzero()[0])
             print(f"  sequence {row} differs from token {step}: there {name[False]}'s top two logits are "
