@@ -78,39 +78,28 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
 }
 
 TEST_CASE("stream-K plan: whole units without scratch or with a nearly full last wave; split otherwise") {
-  // 16 units, 132 clusters, one wave: split-K, each unit in max_pieces pieces of 16 steps.
-  Scheduler s = Scheduler::plan(16, 1, 64, 132, true, 4, 4);
-  CHECK(s.whole_units == 0);
-  CHECK(s.split_units == 16);
-  CHECK(s.clusters == 64);
-  // The same with max_pieces 1: never split.
-  s = Scheduler::plan(16, 1, 64, 132, true, 4, 1);
-  CHECK(s.split_units == 0);
-  CHECK(s.clusters == 16);
-  // 8 steps, min_share 4: two pieces per unit, not four.
-  s = Scheduler::plan(4, 1, 8, 132, true, 4, 4);
-  CHECK(s.clusters == 8);
-  // 100 units on 132 clusters: 132 / 100 leaves one piece per unit, whole.
-  s = Scheduler::plan(100, 1, 64, 132, true, 4, 4);
-  CHECK(s.split_units == 0);
-  CHECK(s.clusters == 100);
-  // K of one step: too short to split; whole, on 32 clusters.
-  s = Scheduler::plan(32, 1, 1, 132, true, 4, 4);
-  CHECK(s.whole_units == 32);
-  CHECK(s.clusters == 32);
-  // No scratch: v8's stride, no more clusters than units.
-  s = Scheduler::plan(16, 1, 64, 132, false, 4, 4);
-  CHECK(s.whole_units == 16);
-  CHECK(s.split_units == 0);
-  CHECK(s.clusters == 16);
-  // 8192³ with 128 x 256 tiles in pairs: 1024 units on 66 clusters, the last wave 34: stream-K
-  // over all 66.
-  s = Scheduler::plan(32, 32, 128, 66, true, 4, 4);
-  CHECK(s.whole_units == 990);
-  CHECK(s.split_units == 34);
-  CHECK(s.clusters == 66);
-  // 128 units on 66: the last wave is 62 of 66, nearly full: whole.
-  s = Scheduler::plan(8, 16, 224, 66, true, 4, 4);
-  CHECK(s.whole_units == 128);
-  CHECK(s.split_units == 0);
+  struct Case {
+    int units_m, units_n, k_steps, resident;
+    bool split;
+    int max_pieces;
+    int whole_units, split_units, clusters;  // the plan expected
+    const char* why;
+  };
+  const Case cases[] = {
+      {16, 1, 64, 132, true, 4, 0, 16, 64, "one wave: split-K, each unit in max_pieces pieces of 16 steps"},
+      {16, 1, 64, 132, true, 1, 16, 0, 16, "max_pieces 1: never split"},
+      {4, 1, 8, 132, true, 4, 0, 4, 8, "8 steps, min_share 4: two pieces per unit, not four"},
+      {100, 1, 64, 132, true, 4, 100, 0, 100, "132 / 100 leaves one piece per unit: whole"},
+      {32, 1, 1, 132, true, 4, 32, 0, 32, "K of one step: too short to split"},
+      {16, 1, 64, 132, false, 4, 16, 0, 16, "no scratch: v8's stride, no more clusters than units"},
+      {32, 32, 128, 66, true, 4, 990, 34, 66, "8192^3 in pairs of 128 x 256 tiles: the last wave of 34 stream-K over 66"},
+      {8, 16, 224, 66, true, 4, 128, 0, 66, "a last wave of 62 of 66 is nearly full: whole"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.why);
+    const Scheduler s = Scheduler::plan(c.units_m, c.units_n, c.k_steps, c.resident, c.split, 4, c.max_pieces);
+    CHECK(s.whole_units == c.whole_units);
+    CHECK(s.split_units == c.split_units);
+    CHECK(s.clusters == c.clusters);
+  }
 }

@@ -10,6 +10,7 @@ first and raises ValueError naming what is wrong; the library's own refusals (K 
 of 8, an unaligned pointer) come back as ValueError with its message. Nothing is launched then.
 """
 
+import contextlib
 import ctypes
 
 import torch
@@ -61,8 +62,7 @@ _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
 def _current_stream(device):
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    return _raw_stream(index) if _raw_stream else torch.cuda.current_stream(device).cuda_stream
+    return _raw_stream(device.index) if _raw_stream else torch.cuda.current_stream(device).cuda_stream
 
 
 def _check_operand(name, t):
@@ -105,11 +105,9 @@ def matmul(a, b, version=DEFAULT_VERSION, out=None, queue=None):
                          "its own device")
     args = (version.encode(), _DTYPES[a.dtype], a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k,
             _current_stream(a.device), queue._handle if queue is not None else None)
-    if a.device.index == torch.cuda.current_device():  # the launch goes to the current device
+    # The launch goes to the current device: switched to a's only when it is another.
+    with contextlib.nullcontext() if a.device.index == torch.cuda.current_device() else torch.cuda.device(a.device):
         status = _library.library().hm_matmul(*args)
-    else:
-        with torch.cuda.device(a.device):
-            status = _library.library().hm_matmul(*args)
     _library.check(status)
     return out
 
