@@ -32,6 +32,25 @@ function(add_matmul_version name)
   set_property(GLOBAL APPEND PROPERTY MATMUL_VERSION_TARGETS ${name})
 endfunction()
 
+# add_fp8_version(v10_fp8): an FP8 rung, apart from the 16-bit ladder (its inputs, output and
+# reference differ: common/fp8_version.h). The library <name>_lib, checked as a version's is, and
+# build/bin/<name>, its own FP8 ladder against cuBLASLt (common/harness/fp8_cli.h).
+function(add_fp8_version name)
+  add_library(${name}_lib STATIC kernel.cu)
+  matmul_cuda_target(${name}_lib)
+  set(ptxas_options -v,-warn-spills,-warn-lmem-usage)
+  if(MATMUL_BOUNDED_WAITS)
+    set(ptxas_options -v)
+  endif()
+  target_compile_options(${name}_lib PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=${ptxas_options} -Werror=all-warnings>)
+  target_link_libraries(${name}_lib PUBLIC hopper matmul_core)
+
+  add_executable(${name} main.cu)
+  matmul_cuda_target(${name})
+  target_link_libraries(${name} PRIVATE ${name}_lib matmul_harness)
+endfunction()
+
 # matmul_cli_binary(<name> <library> <header> <symbol>): build/bin/<name>, the version binaries' CLI
 # (matmul::run_cli) over the Version <symbol> that <library> exports and <header> declares.
 function(matmul_cli_binary name library header symbol)

@@ -18,6 +18,17 @@ void validate_shape(const Shape& s);
 // Non-null and 16-byte aligned: TMA reads rows at 16-byte granularity.
 void validate_operands(const void* a, const void* b, const void* c);
 
+// e4m3 operands (v10_fp8): validate_shape's rules, and K a multiple of 16, since a row of K
+// one-byte elements is K bytes and TMA needs a 16-byte row pitch.
+void validate_fp8_shape(const Shape& s);
+
+// The fp32 scale factors of an FP8 product: non-null and 4-byte aligned.
+void validate_scales(const float* scale_a, const float* scale_b);
+
+// Block scales (common/fp8_version.h's layout) are copied in 16-byte runs: M a multiple of 4 and
+// both pointers 16-byte aligned.
+void validate_block_scales(const Shape& s, const float* scale_a, const float* scale_b);
+
 // A one-dimensional grid holds at most 2³¹ − 1 blocks.
 void validate_grid(int64_t blocks);
 

@@ -30,8 +30,9 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 }  // namespace
 
-TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_cols) {
-  constexpr int64_t element = 2;
+TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_cols, int element_bytes) {
+  const int64_t element = element_bytes;
+  if (element != 1 && element != 2) refuse("element size in bytes", element, "must be 1 or 2");
   if (rows < 1) refuse("rows", rows, "must be at least 1");
   if (cols < 1) refuse("cols", cols, "must be at least 1");
   if (cols * element % 16 != 0) refuse("row pitch in bytes", cols * element, "must be a multiple of 16");

@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -16,8 +17,8 @@ namespace hopper {
 // most 128 bytes under it.
 inline constexpr int swizzle_bytes = 128;
 
-// What cuTensorMapEncodeTiled receives for a rows × cols row-major matrix of 2-byte elements
-// loaded as box_rows × box_cols tiles. Arrays are innermost dimension first, as the driver wants.
+// What cuTensorMapEncodeTiled receives for a rows × cols row-major matrix of `element_bytes`-byte
+// elements (2: fp16 and bf16; 1: e4m3) loaded as box_rows × box_cols tiles. Arrays are innermost dimension first, as the driver wants.
 struct TileMapParams {
   uint64_t dims[2];  // {cols, rows} in elements
   uint64_t row_pitch_bytes;  // stride of dimension 1; dimension 0 is contiguous
@@ -27,12 +28,15 @@ struct TileMapParams {
 
 // Throws std::invalid_argument naming the violated rule: the row pitch a multiple of 16 bytes,
 // a box row a multiple of 16 bytes and at most `swizzle_bytes`, at most 256 box rows.
-TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_cols);
+TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_cols, int element_bytes = 2);
 
-// The copy engine's name for an element type: fp16 and bf16, the two types WGMMA takes here.
+// The copy engine's name for an element type: fp16 and bf16, and e4m3, which it copies as bytes
+// (it has no FP8 type: it only moves them).
 template <typename T>
 constexpr CUtensorMapDataType tma_type() {
-  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "tile maps hold fp16 or bf16");
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __nv_fp8_e4m3>,
+                "tile maps hold fp16, bf16 or e4m3");
+  if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   return std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 }
 
