@@ -41,7 +41,7 @@ constexpr int BN = 128;  // one B scale block: a tile column has one B scale per
 constexpr int BK = 128;
 constexpr int STAGES = 5;  // stages in the ring: the consumers hold one, the producer fills the rest
 constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
-constexpr int CLUSTER_M = 2;  // CTAs of a cluster along M: they share the B tile, loaded once
+constexpr int CLUSTER_M = 1;  // CTAs of a cluster along M: they share the B tile, loaded once
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the A tile, loaded once
 using Scheduler = hopper::TileScheduler<GROUP, CLUSTER_M, CLUSTER_N>;  // the scheduler role, in common/hopper
 constexpr int CONSUMERS = 2;
@@ -136,16 +136,18 @@ __global__ void __launch_bounds__(THREADS, 1)
           smem.pipe.producer_wait(write);
           lane.mark(hopper::trace::load);
           smem.tile[write.stage] = index;
-          // A's scales for the tile's rows inside A (m is a multiple of 4: 16-byte runs; a cluster's
-          // tile past the last row has none) and the 16 bytes of B's around the K-step's one.
+          // A's scales for the tile's rows inside A (m is a multiple of 4: 16-byte runs) and the 16
+          // bytes of B's around the K-step's one; a cluster's tile past A's or B's last row has none.
           const int scale_rows = max(0, min(BM, m - tile.m * BM));
+          const int scale_b_bytes = tile.n * BN < n ? sizeof(smem.scale_b[0]) : 0;
           uint64_t* full = smem.pipe.producer_expect(
-              write, sizeof(smem.a[0]) + sizeof(smem.b[0]) + 4 * scale_rows + sizeof(smem.scale_b[0]));
+              write, sizeof(smem.a[0]) + sizeof(smem.b[0]) + 4 * scale_rows + scale_b_bytes);
           if (scale_rows > 0)
             hopper::bulk_load(smem.scale_a[write.stage], scale_a + int64_t(k_tile) * m + tile.m * BM,
                               4 * scale_rows, full);
-          hopper::bulk_load(smem.scale_b[write.stage], scale_b + int64_t(tile.n) * scale_b_pitch + k_tile / 4 * 4,
-                            sizeof(smem.scale_b[0]), full);
+          if (scale_b_bytes > 0)
+            hopper::bulk_load(smem.scale_b[write.stage], scale_b + int64_t(tile.n) * scale_b_pitch + k_tile / 4 * 4,
+                              scale_b_bytes, full);
           if (CLUSTER_N == 1)
             hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM);
           else if (rank_n == 0)
@@ -174,6 +176,13 @@ __global__ void __launch_bounds__(THREADS, 1)
   float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // one K-step's products; its first WGMMA overwrites it
   float sum[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // the tile's scaled sum, in fp32 on the CUDA cores
   const int warp_row = 16 * (threadIdx.x % hopper::warpgroup_threads / 32) + threadIdx.x % 32 / 4;
+  // The consumers take turns issuing their K-steps: left to themselves they issue together, the
+  // tensor cores finish both at once, and both promote while the tensor cores idle. In turns, one
+  // promotes while the other's WGMMAs run. Two named barriers carry the turn: a consumer waits at
+  // its own, issues, then arrives at the other's. Consumer 0 goes first.
+  const int my_turn = 3 + consumer, their_turn = 3 + (1 - consumer);  // 1 and 2 are the consumers' own
+  constexpr int TURN_THREADS = 2 * hopper::warpgroup_threads;
+  if (consumer == 1) hopper::named_barrier_arrive(their_turn, TURN_THREADS);
   // The previous tile's C, scaled, rounded to bf16 and packed in pairs (pack_pair), waits here to be stored
   // box by box, one per K-step of this tile, while that K-step's WGMMAs run on the tensor cores.
   uint32_t out[CONSUMER_ROWS / hopper::wgmma_m][BN / 4];
@@ -215,6 +224,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
     if (index == hopper::no_more_tiles) {
+      if (consumer == 0) hopper::named_barrier_sync(my_turn, TURN_THREADS);  // consumer 1's last turn, unclaimed
       while (stored < BOXES) store_next_box();  // the last tile's C: no MMAs left to hide behind
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
       hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
@@ -232,6 +242,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       smem.pipe.consumer_wait(read);
       lane.mark(hopper::trace::compute);
 
+      hopper::named_barrier_sync(my_turn, TURN_THREADS);
       hopper::wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < BK / hopper::wgmma_k_fp8; ++kk) {  // one K-step, one scale block of K
@@ -246,6 +257,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
       }
       hopper::wgmma_commit();
+      hopper::named_barrier_arrive(their_turn, TURN_THREADS);
       hopper::wgmma_wait<0>();  // the promotion reads this K-step's products: the other consumer's MMAs run meanwhile
       // Promotion: sum += acc · scale_a(row) · scale_b. A thread's accumulators cover two rows of
       // each WGMMA, warp_row and warp_row + 8: pairs 4j, 4j+1 the first, 4j+2, 4j+3 the second.
@@ -255,10 +267,12 @@ __global__ void __launch_bounds__(THREADS, 1)
         hopper::fence_accumulators(acc[i]);
         const int row = consumer_row + i * hopper::wgmma_m + warp_row;
         const float top = smem.scale_a[read.stage][row] * sb, bottom = smem.scale_a[read.stage][row + 8] * sb;
+        if (k_tile == 0) {
 #pragma unroll
-        for (int j = 0; j < BN / 2; ++j) {
-          const float s = j % 4 < 2 ? top : bottom;
-          sum[i][j] = k_tile > 0 ? fmaf(acc[i][j], s, sum[i][j]) : acc[i][j] * s;
+          for (int j = 0; j < BN / 2; ++j) sum[i][j] = acc[i][j] * (j % 4 < 2 ? top : bottom);
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 2; ++j) sum[i][j] = fmaf(acc[i][j], j % 4 < 2 ? top : bottom, sum[i][j]);
         }
       }
       release_stage(read);  // its tiles and scales are read
