@@ -3,11 +3,13 @@
 //
 // With a scale per block of K, a K-step's products cannot share one accumulator with the next
 // step's: each K-step (BK = 128, four k32 WGMMAs) starts a fresh accumulator, and once its WGMMAs
-// are done the consumer adds it, times the step's two scales, into a second set of registers, in
-// fp32 on the CUDA cores. That is also the cure for FP8 WGMMA's short accumulator (about 14 bits):
-// no sum in it spans more than 128 products. Two sets of accumulators need twice the registers:
-// the tile is 128 × 128, and B's scale block is exactly one tile column. The producer brings each
-// K-step's scales with its tiles (two bulk copies into the stage). Otherwise kernel.cu's kernel.
+// are done the consumer adds it, times the step's two scales, into the tile's sum, in fp32 on the
+// CUDA cores. That is also the cure for FP8 WGMMA's short accumulator (about 14 bits): no sum in
+// it spans more than 128 products. The sum of a 64 × 256 consumer tile takes 128 registers, so the
+// products come 128 columns at a time (one B scale block each) into 64 more; the registers left
+// no longer hold a deferred C, which goes out at once, as in v7. While one consumer promotes, the
+// other's WGMMAs keep the tensor cores busy. The producer brings each K-step's scales with its
+// tiles (bulk copies into the stage). Otherwise kernel.cu's kernel, without a cluster.
 #include <cuda.h>
 
 #include "common/check.h"
@@ -37,16 +39,17 @@ namespace v10_fp8::block_scaled {
 using Element = __nv_fp8_e4m3;  // A and B
 using Out = __nv_bfloat16;  // C
 constexpr int BM = 128;
-constexpr int BN = 128;  // one B scale block: a tile column has one B scale per K-step
+constexpr int BN = 256;
+constexpr int HALF = BN / 2;  // columns whose products one accumulator holds: one B scale block
 constexpr int BK = 128;
-constexpr int STAGES = 5;  // stages in the ring: the consumers hold one, the producer fills the rest
+constexpr int STAGES = 4;  // stages in the ring: the consumers hold one, the producer fills the rest
 constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
 constexpr int CLUSTER_M = 1;  // CTAs of a cluster along M: they share the B tile, loaded once
 constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the A tile, loaded once
 using Scheduler = hopper::TileScheduler<GROUP, CLUSTER_M, CLUSTER_N>;  // the scheduler role, in common/hopper
 constexpr int CONSUMERS = 2;
 constexpr int CONSUMER_ROWS = BM / CONSUMERS;
-constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
+constexpr int C_BOXES = 1;  // shared-memory boxes per consumer for the TMA store (what the scales leave)
 constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
 constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
 static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 CTAs");
@@ -64,7 +67,7 @@ constexpr int BOXES = CONSUMER_ROWS / hopper::wgmma_m * (BN / C_COLS);  // boxes
 constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
-static_assert(BN == matmul::scale_block && BK == matmul::scale_block, "a tile column and a K-step: one scale block");
+static_assert(HALF == matmul::scale_block && BK == matmul::scale_block, "half a tile's columns, one K-step: one scale block");
 static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS,
               "the consumers claim more registers than the producer frees");
 // [/region:registers]
@@ -72,8 +75,8 @@ static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUM
 // [region:smem]
 constexpr int UNIT_SLOTS = 2;  // units rank 0 may send before its peers have read the one before
 // STAGES buffers for A and B, the pipeline's pair of barriers for each stage, and each consumer's
-// boxes for the TMA store of C. A stage of 128 × 128 tiles and their scales is 33 KB: 5 stages
-// and 2 boxes per consumer fill 227 KB.
+// boxes for the TMA store of C. A stage holds kernel.cu's 48 KB and 544 bytes of scales: 4 stages
+// and one box per consumer fill 227 KB.
 // Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
 // of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
 struct SharedStorage {
@@ -81,7 +84,7 @@ struct SharedStorage {
   alignas(hopper::swizzle_atom_bytes) Element b[STAGES][BN * BK];  // BN rows of B per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) Out c[CONSUMERS][C_BOXES][hopper::wgmma_m * C_COLS];  // C boxes, swizzled
   alignas(16) float scale_a[STAGES][BM];  // the K-step's scale of each row of the A tile
-  alignas(16) float scale_b[STAGES][4];  // 16 bytes of B's scales holding the K-step's, at k_tile % 4
+  alignas(16) float scale_b[STAGES][2][4];  // per half, 16 bytes of B's scales holding the K-step's, at k_tile % 4
   hopper::Pipeline<STAGES> pipe;
   int tile[STAGES];  // the tile whose K-step each stage holds, or hopper::no_more_tiles
   hopper::ClusterChannel<UNIT_SLOTS> units;  // the dynamic queue's units, from rank 0 to its peers
@@ -139,15 +142,16 @@ __global__ void __launch_bounds__(THREADS, 1)
           // A's scales for the tile's rows inside A (m is a multiple of 4: 16-byte runs) and the 16
           // bytes of B's around the K-step's one; a cluster's tile past A's or B's last row has none.
           const int scale_rows = max(0, min(BM, m - tile.m * BM));
-          const int scale_b_bytes = tile.n * BN < n ? sizeof(smem.scale_b[0]) : 0;
-          uint64_t* full = smem.pipe.producer_expect(
-              write, sizeof(smem.a[0]) + sizeof(smem.b[0]) + 4 * scale_rows + scale_b_bytes);
+          const int scale_b_halves = tile.n * BN + HALF < n ? 2 : 1;  // a last tile may end in its first half
+          uint64_t* full = smem.pipe.producer_expect(write, sizeof(smem.a[0]) + sizeof(smem.b[0]) + 4 * scale_rows +
+                                                                 scale_b_halves * sizeof(smem.scale_b[0][0]));
           if (scale_rows > 0)
             hopper::bulk_load(smem.scale_a[write.stage], scale_a + int64_t(k_tile) * m + tile.m * BM,
                               4 * scale_rows, full);
-          if (scale_b_bytes > 0)
-            hopper::bulk_load(smem.scale_b[write.stage], scale_b + int64_t(tile.n) * scale_b_pitch + k_tile / 4 * 4,
-                              scale_b_bytes, full);
+          for (int h = 0; h < scale_b_halves; ++h)
+            hopper::bulk_load(smem.scale_b[write.stage][h],
+                              scale_b + int64_t(2 * tile.n + h) * scale_b_pitch + k_tile / 4 * 4,
+                              sizeof(smem.scale_b[0][0]), full);
           if (CLUSTER_N == 1)
             hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM);
           else if (rank_n == 0)
@@ -173,42 +177,25 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int consumer_row = consumer * CONSUMER_ROWS;  // this consumer's first row in the tile
   const bool storer = threadIdx.x % hopper::warpgroup_threads == 0;  // issues this consumer's TMA stores
   const int consumer_barrier = 1 + consumer;  // named barrier of this consumer's warpgroup (0 is __syncthreads)
-  float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // one K-step's products; its first WGMMA overwrites it
-  float sum[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // the tile's scaled sum, in fp32 on the CUDA cores
+  float acc[CONSUMER_ROWS / hopper::wgmma_m][HALF / 2];  // one half's products of one K-step
+  float sum[2][CONSUMER_ROWS / hopper::wgmma_m][HALF / 2];  // the tile's scaled sum, by half, in fp32
   const int warp_row = 16 * (threadIdx.x % hopper::warpgroup_threads / 32) + threadIdx.x % 32 / 4;
-  // The consumers take turns issuing their K-steps: left to themselves they issue together, the
-  // tensor cores finish both at once, and both promote while the tensor cores idle. In turns, one
-  // promotes while the other's WGMMAs run. Two named barriers carry the turn: a consumer waits at
-  // its own, issues, then arrives at the other's. Consumer 0 goes first.
-  const int my_turn = 3 + consumer, their_turn = 3 + (1 - consumer);  // 1 and 2 are the consumers' own
-  constexpr int TURN_THREADS = 2 * hopper::warpgroup_threads;
-  if (consumer == 1) hopper::named_barrier_arrive(their_turn, TURN_THREADS);
-  // The previous tile's C, scaled, rounded to bf16 and packed in pairs (pack_pair), waits here to be stored
-  // box by box, one per K-step of this tile, while that K-step's WGMMAs run on the tensor cores.
-  uint32_t out[CONSUMER_ROWS / hopper::wgmma_m][BN / 4];
-  int out_row = 0, out_col = 0;  // out's top-left element in C
-  int stored = BOXES;  // boxes of out already stored; BOXES: nothing waits
-  // The storer role, one box. A box of shared memory is written again only once TMA has read what
-  // it held; only the storer can wait for that, so it waits, then releases its warpgroup at the
-  // barrier. Then every thread writes its part and fences it into the async proxy, and once all
-  // have (the second barrier) the storer issues the store and goes on without waiting for it.
-  const auto store_next_box = [&] {
-#pragma unroll
-    for (int box = 0; box < BOXES; ++box) {  // registers are named at compile time: unrolled, one taken
-      if (box != stored) continue;
-      const int i = box / (BN / C_COLS), q = box % (BN / C_COLS);
-      Out* staging = smem.c[consumer][box % C_BOXES];
-      if (storer) hopper::tma_store_wait_read<C_BOXES - 1>();
-      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
-      hopper::store_box_swizzled(&out[i][16 * q], staging);
-      hopper::fence_proxy_async();
-      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
-      if (storer) {
-        hopper::tma_store_2d(&c_map, staging, out_col + q * C_COLS, out_row + i * hopper::wgmma_m);
-        hopper::tma_store_commit();
-      }
+  // The storer role, one box of the tile's C, packed from the sum. The box of shared memory is
+  // written again only once TMA has read what it held; only the storer can wait for that, so it
+  // waits, then releases its warpgroup at the barrier. Then every thread writes its part and
+  // fences it into the async proxy, and once all have (the second barrier) the storer issues the
+  // store and goes on without waiting for it.
+  const auto store_box = [&](const uint32_t (&packed)[16], int row, int col) {
+    Out* staging = smem.c[consumer][0];
+    if (storer) hopper::tma_store_wait_read<C_BOXES - 1>();
+    hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+    hopper::store_box_swizzled(packed, staging);
+    hopper::fence_proxy_async();
+    hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+    if (storer) {
+      hopper::tma_store_2d(&c_map, staging, col, row);
+      hopper::tma_store_commit();
     }
-    ++stored;
   };
   // Hands a stage back to this CTA's producer (every thread) and to each peer's (the first thread).
   const auto release_stage = [&](hopper::PipelineState<STAGES> at) {
@@ -224,8 +211,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
     if (index == hopper::no_more_tiles) {
-      if (consumer == 0) hopper::named_barrier_sync(my_turn, TURN_THREADS);  // consumer 1's last turn, unclaimed
-      while (stored < BOXES) store_next_box();  // the last tile's C: no MMAs left to hide behind
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
       hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
       return;
@@ -241,62 +226,66 @@ __global__ void __launch_bounds__(THREADS, 1)
       lane.mark(hopper::trace::wait_full);
       smem.pipe.consumer_wait(read);
       lane.mark(hopper::trace::compute);
-
-      hopper::named_barrier_sync(my_turn, TURN_THREADS);
-      hopper::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < BK / hopper::wgmma_k_fp8; ++kk) {  // one K-step, one scale block of K
+      for (int h = 0; h < 2; ++h) {  // the tile's two halves of columns, one B scale block each
+        hopper::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / hopper::wgmma_k_fp8; ++kk) {  // one K-step, one scale block of K
+#pragma unroll
+          for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
+            // Moving along K inside a swizzled row: 32 elements = 32 bytes further; the hardware
+            // applies the swizzle to the address it computes.
+            const uint64_t desc_a = hopper::smem_descriptor(
+                &smem.a[read.stage][(consumer_row + i * hopper::wgmma_m) * BK + kk * hopper::wgmma_k_fp8]);
+            const uint64_t desc_b =
+                hopper::smem_descriptor(&smem.b[read.stage][h * HALF * BK + kk * hopper::wgmma_k_fp8]);
+            hopper::wgmma<Element, HALF>(acc[i], desc_a, desc_b, kk > 0);
+          }
+        }
+        hopper::wgmma_commit();
+        hopper::wgmma_wait<0>();  // the promotion reads these products: the other consumer's WGMMAs run meanwhile
+        // Promotion: sum += acc · scale_a(row) · scale_b. A thread's accumulators cover two rows of
+        // each WGMMA, warp_row and warp_row + 8: pairs 4j, 4j+1 the first, 4j+2, 4j+3 the second.
+        const float sb = smem.scale_b[read.stage][h][k_tile % 4];
 #pragma unroll
         for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
-          // Moving along K inside a swizzled row: 32 elements = 32 bytes further; the hardware
-          // applies the swizzle to the address it computes.
-          const uint64_t desc_a = hopper::smem_descriptor(
-              &smem.a[read.stage][(consumer_row + i * hopper::wgmma_m) * BK + kk * hopper::wgmma_k_fp8]);
-          const uint64_t desc_b = hopper::smem_descriptor(&smem.b[read.stage][kk * hopper::wgmma_k_fp8]);
-          hopper::wgmma<Element, BN>(acc[i], desc_a, desc_b, kk > 0);
-        }
-      }
-      hopper::wgmma_commit();
-      hopper::named_barrier_arrive(their_turn, TURN_THREADS);
-      hopper::wgmma_wait<0>();  // the promotion reads this K-step's products: the other consumer's MMAs run meanwhile
-      // Promotion: sum += acc · scale_a(row) · scale_b. A thread's accumulators cover two rows of
-      // each WGMMA, warp_row and warp_row + 8: pairs 4j, 4j+1 the first, 4j+2, 4j+3 the second.
-      const float sb = smem.scale_b[read.stage][k_tile % 4];
+          hopper::fence_accumulators(acc[i]);
+          const int row = consumer_row + i * hopper::wgmma_m + warp_row;
+          const float top = smem.scale_a[read.stage][row] * sb, bottom = smem.scale_a[read.stage][row + 8] * sb;
+          if (k_tile == 0) {
 #pragma unroll
-      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
-        hopper::fence_accumulators(acc[i]);
-        const int row = consumer_row + i * hopper::wgmma_m + warp_row;
-        const float top = smem.scale_a[read.stage][row] * sb, bottom = smem.scale_a[read.stage][row + 8] * sb;
-        if (k_tile == 0) {
+            for (int j = 0; j < HALF / 2; ++j) sum[h][i][j] = acc[i][j] * (j % 4 < 2 ? top : bottom);
+          } else {
 #pragma unroll
-          for (int j = 0; j < BN / 2; ++j) sum[i][j] = acc[i][j] * (j % 4 < 2 ? top : bottom);
-        } else {
-#pragma unroll
-          for (int j = 0; j < BN / 2; ++j) sum[i][j] = fmaf(acc[i][j], j % 4 < 2 ? top : bottom, sum[i][j]);
+            for (int j = 0; j < HALF / 2; ++j) sum[h][i][j] = fmaf(acc[i][j], j % 4 < 2 ? top : bottom, sum[h][i][j]);
+          }
         }
       }
       release_stage(read);  // its tiles and scales are read
       read.advance();
-      if (stored < BOXES) store_next_box();  // this K-step's WGMMAs run meanwhile
     }
     lane.mark(hopper::trace::store);
 
     if (!tma_store) {  // C's rows are not 16-byte multiples: no tensor map, v5's direct stores
 #pragma unroll
-      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
-        hopper::store_fragment<BN>(sum[i], c, tile_row + consumer_row + i * hopper::wgmma_m, tile_col, m, n);
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
+          hopper::store_fragment<HALF>(sum[h][i], c, tile_row + consumer_row + i * hopper::wgmma_m,
+                                       tile_col + h * HALF, m, n);
       continue;
     }
-    // The tile's C waits in out for the next tile's K-steps; boxes the previous tile's K-steps
-    // did not cover (K shorter than BOXES steps) go out now.
-    while (stored < BOXES) store_next_box();
+    // The tile's C, box by box: each box 64 columns, a quarter of the sum's registers.
 #pragma unroll
-    for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
+    for (int box = 0; box < BOXES; ++box) {
+      const int i = box / (BN / C_COLS), q = box % (BN / C_COLS), h = q / (HALF / C_COLS);
+      const int first = q % (HALF / C_COLS) * C_COLS / 2;  // the box's first accumulator in sum[h][i]
+      uint32_t packed[16];
 #pragma unroll
-      for (int j = 0; j < BN / 4; ++j) out[i][j] = hopper::pack_pair<Out>(sum[i][2 * j], sum[i][2 * j + 1]);
-    out_row = tile_row + consumer_row;
-    out_col = tile_col;
-    stored = 0;
+      for (int j = 0; j < 16; ++j)
+        packed[j] = hopper::pack_pair<Out>(sum[h][i][first + 2 * j], sum[h][i][first + 2 * j + 1]);
+      store_box(packed, tile_row + consumer_row + i * hopper::wgmma_m, tile_col + q * C_COLS);
+    }
   }
 }
 // [/region:kernel]
