@@ -49,6 +49,7 @@ function(add_fp8_version name)
   add_executable(${name} main.cu)
   matmul_cuda_target(${name})
   target_link_libraries(${name} PRIVATE ${name}_lib matmul_harness)
+  set_property(GLOBAL APPEND PROPERTY MATMUL_FP8_VERSION_TARGETS ${name})  # its SASS is checked too
 endfunction()
 
 # matmul_cli_binary(<name> <library> <header> <symbol>): build/bin/<name>, the version binaries' CLI
@@ -101,7 +102,7 @@ endfunction()
 
 # build/generated/matmul_versions.h: every registered version, in ladder order, for the ladder
 # and the tests; the peers (add_matmul_peer), none when they are not built; and each version
-# library's path, for the SASS tests.
+# library's path, the FP8 rung's (add_fp8_version) included, for the SASS tests.
 function(matmul_generate_registry)
   get_property(names GLOBAL PROPERTY MATMUL_VERSION_TARGETS)
   get_property(alternatives GLOBAL PROPERTY MATMUL_ALTERNATIVES)
@@ -120,6 +121,10 @@ function(matmul_generate_registry)
       get_property(form GLOBAL PROPERTY MATMUL_ALTERNATIVE_FORM_${name})
       string(APPEND entries "      &${name}::${form}::version,\n")
     endif()
+    string(APPEND libraries "      {\"${name}\", \"$<TARGET_FILE:${name}_lib>\"},\n")
+  endforeach()
+  get_property(fp8_names GLOBAL PROPERTY MATMUL_FP8_VERSION_TARGETS)
+  foreach(name IN LISTS fp8_names)
     string(APPEND libraries "      {\"${name}\", \"$<TARGET_FILE:${name}_lib>\"},\n")
   endforeach()
   set(peers "")

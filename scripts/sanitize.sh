@@ -11,6 +11,7 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no NVIDIA GPU found" >&2; exi
 
 source scripts/versions.sh
 versions=${SANITIZE_VERSIONS:-$(matmul_versions)}
+versions=$(for v in $versions; do [ "$v" = v10_fp8 ] || echo "$v"; done)  # the FP8 rung: its own loop below
 # A version's alternative form (add_matmul_alternative: bin/v6_tma_store_pingpong) is checked with it.
 versions=$(for v in $versions; do echo "$v"; for alt in "$build/bin/${v}"_*; do if [ -x "$alt" ]; then basename "$alt"; fi; done; done)
 # Ragged shapes whose N is not a multiple of 8 (C has no tensor map: direct stores), and one whose
@@ -51,5 +52,27 @@ for tool in memcheck racecheck synccheck initcheck; do
   done
   echo "sanitize: $tool: $runs runs, $errors errors, $(($(date +%s) - start)) s"
 done
+# The FP8 rung (v10_fp8, not in versions.txt: its own binary and flags), both scalings, under
+# memcheck, racecheck and synccheck (initcheck: the FP8 binary's reference reads what the fill
+# kernels wrote, as the others' does, and is checked with them). Skipped when SANITIZE_VERSIONS
+# names other versions only.
+if [[ -z ${SANITIZE_VERSIONS:-} || " $SANITIZE_VERSIONS " == *" v10_fp8 "* ]]; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    start=$(date +%s)
+    runs=0 errors=0
+    for shape in "132 300 208" "4 77 16" "256 512 2048"; do
+      read -r m n k <<<"$shape"
+      log=$(timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 99 ${filter[$tool]} \
+        "$build/bin/v10_fp8" --m "$m" --n "$n" --k "$k" --scales tensor,block --no-check --warmup 0 --iters 20 2>&1) || {
+        echo "sanitize: $tool found errors in v10_fp8 ${m}x${n}x${k}:"
+        echo "$log" | sed -n '1,20p'
+        failures=$((failures + 1))
+      }
+      runs=$((runs + 1))
+      errors=$((errors + $(echo "$log" | grep -oE '[0-9]+ errors?' | sed -n 1p | grep -oE '[0-9]+' || echo 1)))
+    done
+    echo "sanitize: v10_fp8 $tool: $runs runs, $errors errors, $(($(date +%s) - start)) s"
+  done
+fi
 [ "$failures" -eq 0 ] || { echo "sanitize: $failures runs with errors"; exit 1; }
 echo "sanitize: every version clean under memcheck, racecheck, synccheck and initcheck"

@@ -4,6 +4,7 @@
 
 #include "common/problem.h"
 #include "matmul_versions.h"
+#include "v10_fp8/matmul.h"
 
 using namespace matmul;
 using Catch::Matchers::ContainsSubstring;
@@ -45,6 +46,30 @@ TEST_CASE("every version's API refuses invalid problems with the CLI's message")
     CHECK_THROWS_WITH(v->run(f, h, h + 1, h, 16, 16, 16, nullptr),
                       ContainsSubstring("pointer B is not 16-byte aligned"));
   }
+}
+
+// The FP8 rules, refused before any CUDA call: K a multiple of 16, the scales given, and under block
+// scaling M a multiple of 4 and the scales 16-byte aligned.
+TEST_CASE("v10_fp8 refuses invalid FP8 problems by name, both scalings") {
+  alignas(16) static __nv_fp8_e4m3 e[64];
+  alignas(16) static __nv_bfloat16 c[64];
+  alignas(16) static float s[8];
+  for (const auto scaling : {Scaling::tensor, Scaling::block}) {
+    INFO(scaling_name(scaling));
+    const Fp8MatmulFn f = v10_fp8::version.entry(scaling);
+    CHECK_THROWS_WITH(f(e, e, c, 16, 16, 24, s, s, nullptr, nullptr),
+                      ContainsSubstring("K = 24 is invalid: K must be a multiple of 16"));
+    CHECK_THROWS_WITH(f(e, e, c, 16, 16, 7, s, s, nullptr, nullptr), "K = 7 is invalid: K must be at least 8");
+    CHECK_THROWS_WITH(f(e, e, c, 16, 16, 16, nullptr, s, nullptr, nullptr), "pointer scale_a is null");
+    CHECK_THROWS_WITH(f(e, e, c, 16, 16, 16, s, nullptr, nullptr, nullptr), "pointer scale_b is null");
+    CHECK_THROWS_WITH(f(e, e + 1, c, 16, 16, 16, s, s, nullptr, nullptr),
+                      ContainsSubstring("pointer B is not 16-byte aligned"));
+  }
+  const Fp8MatmulFn block = v10_fp8::version.entry(Scaling::block);
+  CHECK_THROWS_WITH(block(e, e, c, 6, 16, 16, s, s, nullptr, nullptr),
+                    ContainsSubstring("M = 6 is invalid: M must be a multiple of 4 under block scaling"));
+  CHECK_THROWS_WITH(block(e, e, c, 8, 16, 16, s + 1, s, nullptr, nullptr),
+                    ContainsSubstring("pointer scale_a is not 16-byte aligned"));
 }
 
 // A peer's own rule: a valid problem whose N is not a multiple of 8 is not implemented (CUTLASS's

@@ -152,10 +152,11 @@ size_t count(const std::vector<Kernel>& functions, const std::string& pattern) {
 // How many `pattern` instructions a kernel's main loop holds: the loop is the range from the
 // target of the first backward branch after the last HGMMA (a branch to at or before the first
 // HGMMA) to that branch; without such a branch, the range from the first HGMMA to the last.
+// QGMMA, FP8's form (v10), counts as an HGMMA.
 size_t count_in_mma_loop(const Kernel& f, const std::string& pattern) {
   size_t first = f.size(), last = 0;
   for (size_t i = 0; i < f.size(); ++i)
-    if (matches(f[i].op, "HGMMA")) first = std::min(first, i), last = i;
+    if (matches(f[i].op, "HGMMA") || matches(f[i].op, "QGMMA")) first = std::min(first, i), last = i;
   if (first == f.size()) return 0;
   unsigned from = f[first].address, to = f[last].address;
   for (size_t i = last + 1; i < f.size(); ++i) {

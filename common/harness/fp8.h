@@ -13,6 +13,12 @@
 
 namespace matmul {
 
+// The relative Frobenius error against the exact product that an FP8 result may have and pass:
+// bf16's rounding of C (about 1.7e-3 measured), plus, for the per-tensor form, what the WGMMA
+// accumulator alone loses over a long K (7e-3 at K = 65,536; docs/v10_fp8.md). A wrong tile, row
+// or scale is off by order 1.
+inline double fp8_tolerance(Scaling s) { return s == Scaling::block ? 3e-3 : 1e-2; }
+
 // Floats of each operand's scales.
 int64_t scale_a_count(Scaling s, Shape p);
 int64_t scale_b_count(Scaling s, Shape p);
