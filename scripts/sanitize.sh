@@ -60,7 +60,11 @@ if [[ -z ${SANITIZE_VERSIONS:-} || " $SANITIZE_VERSIONS " == *" v10_fp8 "* ]]; t
   for tool in memcheck racecheck synccheck initcheck; do
     start=$(date +%s)
     runs=0 errors=0
-    for shape in "132 300 208" "4 77 16" "256 512 2048"; do
+    # 256 x 512 x 2048 also runs cuBLASLt, which fails racecheck itself ("failed to handle a
+    # hardware exception", then its launch fails): not under racecheck. The others it cannot run.
+    more=()
+    [[ $tool == racecheck ]] || more=("256 512 2048")
+    for shape in "132 300 208" "4 77 16" ${more[@]+"${more[@]}"}; do
       read -r m n k <<<"$shape"
       log=$(timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --error-exitcode 99 ${filter[$tool]} \
         "$build/bin/v10_fp8" --m "$m" --n "$n" --k "$k" --scales tensor,block --no-check --warmup 0 --iters 20 2>&1) || {

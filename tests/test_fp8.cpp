@@ -27,15 +27,13 @@ std::vector<uint16_t> c_bits(const Fp8Problem& p) {
   return copy_to_host(p.c(), size_t(p.shape().m * p.shape().n));
 }
 
-// Every scale of both operands times `factor`, in place.
-void scale_all(Fp8Problem& p, float factor) {
-  for (auto [data, count] : {std::pair{p.scale_a(), scale_a_count(p.scaling(), p.shape())},
-                             std::pair{p.scale_b(), scale_b_count(p.scaling(), p.shape())}}) {
-    std::vector<float> host(static_cast<size_t>(count));
-    CUDA_CHECK(cudaMemcpy(host.data(), data, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    for (float& x : host) x *= factor;
-    CUDA_CHECK(cudaMemcpy(const_cast<float*>(data), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
-  }
+// Every scale of A times `factor`, in place: each product, so C, times `factor`.
+void scale_a_by(Fp8Problem& p, float factor) {
+  std::vector<float> host(static_cast<size_t>(scale_a_count(p.scaling(), p.shape())));
+  CUDA_CHECK(cudaMemcpy(host.data(), p.scale_a(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (float& x : host) x *= factor;
+  CUDA_CHECK(cudaMemcpy(const_cast<float*>(p.scale_a()), host.data(), host.size() * sizeof(float),
+                        cudaMemcpyHostToDevice));
 }
 
 }  // namespace
@@ -86,7 +84,7 @@ TEST_CASE("v10_fp8 reads its scales when it runs: doubled scales double C, also 
     CUDA_CHECK(cudaGraphLaunch(exec, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     CHECK(c_bits(p) == eager);  // the replay is the eager call
-    scale_all(p, 2.0f);  // a power of two: every product and sum doubles exactly
+    scale_a_by(p, 2.0f);  // a power of two: every product and sum doubles exactly
     p.poison_c();
     CUDA_CHECK(cudaGraphLaunch(exec, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -115,7 +113,7 @@ TEST_CASE("the FP8 check fails a C left unwritten and a C with the wrong scale",
     p.poison_c();
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(p.compare().unwritten == 128 * 256);
-    scale_all(p, 1.5f);  // the reference still has the old scales
+    scale_a_by(p, 1.5f);  // the reference still has the old scales
     run(p);
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(p.compare().rel_err > 0.1);

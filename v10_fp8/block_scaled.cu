@@ -212,6 +212,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int index = smem.tile[read.stage];
     if (index == hopper::no_more_tiles) {
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
+      __syncwarp();  // barrier.cluster is .aligned: every lane of the warp at once (synccheck found them apart)
       hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
       return;
     }
