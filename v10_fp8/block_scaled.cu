@@ -168,7 +168,9 @@ __global__ void __launch_bounds__(THREADS, 1)
       smem.tile[write.stage] = hopper::no_more_tiles;
       smem.pipe.producer_expect(write, 0);
     }
-    hopper::cluster_sync();  // the producer's other 127 threads have nothing to do but this
+    // Alone in its cluster, a CTA has no peer to wait for at exit (and synccheck rejects a
+    // one-CTA barrier.cluster reached from two places, the producer's and the consumers').
+    if constexpr (CLUSTER > 1) hopper::cluster_sync();  // the producer's other 127 threads have nothing to do but this
     return;
   }
 
@@ -212,8 +214,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int index = smem.tile[read.stage];
     if (index == hopper::no_more_tiles) {
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
-      __syncwarp();  // barrier.cluster is .aligned: every lane of the warp at once (synccheck found them apart)
-      hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
+      if constexpr (CLUSTER > 1) hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
       return;
     }
     // The rank is read again here rather than kept live across the loop: in the trace build the
