@@ -9,12 +9,12 @@ function(matmul_cuda_target target)
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
 endfunction()
 
-# add_matmul_version(v3_warpspec): the library <name>_lib (kernel.cu: the kernel and its host
+# matmul_kernel_binaries(v3_warpspec): the library <name>_lib (kernel.cu: the kernel and its host
 # launcher) and the benchmark binary build/bin/<name> (main.cu). ptxas reports registers and
 # spills for every kernel, and a spill or local-memory use fails the build. The bounded-wait build
 # is the exception: it exists to name a hang, not to be fast; its timeout report is a printf, whose
 # arguments live in a stack frame, and in v6's epilogue the extra registers of that path spill.
-function(add_matmul_version name)
+function(matmul_kernel_binaries name)
   add_library(${name}_lib STATIC kernel.cu)
   matmul_cuda_target(${name}_lib)
   set(ptxas_options -v,-warn-spills,-warn-lmem-usage)
@@ -28,28 +28,21 @@ function(add_matmul_version name)
   add_executable(${name} main.cu)
   matmul_cuda_target(${name})
   target_link_libraries(${name} PRIVATE ${name}_lib matmul_harness)
+endfunction()
 
+# add_matmul_version(v3_warpspec): a rung of the 16-bit ladder (matmul_kernel_binaries), registered
+# for the ladder and the tests.
+function(add_matmul_version name)
+  matmul_kernel_binaries(${name})
   set_property(GLOBAL APPEND PROPERTY MATMUL_VERSION_TARGETS ${name})
 endfunction()
 
 # add_fp8_version(v10_fp8): an FP8 rung, apart from the 16-bit ladder (its inputs, output and
-# reference differ: common/fp8_version.h). The library <name>_lib, checked as a version's is, and
-# build/bin/<name>, its own FP8 ladder against cuBLASLt (common/harness/fp8_cli.h).
+# reference differ: common/fp8_version.h). The same library and binary, build/bin/<name> being its
+# own FP8 ladder against cuBLASLt (common/harness/fp8_cli.h); the SASS tests check its library.
 function(add_fp8_version name)
-  add_library(${name}_lib STATIC kernel.cu)
-  matmul_cuda_target(${name}_lib)
-  set(ptxas_options -v,-warn-spills,-warn-lmem-usage)
-  if(MATMUL_BOUNDED_WAITS)
-    set(ptxas_options -v)
-  endif()
-  target_compile_options(${name}_lib PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=${ptxas_options} -Werror=all-warnings>)
-  target_link_libraries(${name}_lib PUBLIC hopper matmul_core)
-
-  add_executable(${name} main.cu)
-  matmul_cuda_target(${name})
-  target_link_libraries(${name} PRIVATE ${name}_lib matmul_harness)
-  set_property(GLOBAL APPEND PROPERTY MATMUL_FP8_VERSION_TARGETS ${name})  # its SASS is checked too
+  matmul_kernel_binaries(${name})
+  set_property(GLOBAL APPEND PROPERTY MATMUL_FP8_VERSION_TARGETS ${name})
 endfunction()
 
 # matmul_cli_binary(<name> <library> <header> <symbol>): build/bin/<name>, the version binaries' CLI
