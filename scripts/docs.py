@@ -41,6 +41,9 @@ import variants  # noqa: E402  (scripts/variants.py: the named variants of a ver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = "results/h200.json"  # the GPU the pages discuss
+# The FP8 rung: not in versions.txt (its inputs, output and reference are not the 16-bit ladder's),
+# built on this rung; its diff against it and its forms' diffs are kept like a version's.
+FP8_VERSION, FP8_BASE = "v10_fp8", "v8_deferred_store"
 VERSIONS = "versions.txt"  # the ladder, one version a line; `#` starts a comment line
 PLOTS = "plots/h200"
 LADDER_SIZE = 8192
@@ -427,11 +430,13 @@ def unified_diff(a, b, a_name, b_name):
 
 
 def expected_diffs(root):
-    """{docs/diffs/<from>__<to>.diff: text} for each neighbouring pair of versions both present, and
-    <version>__<version>_<form>.diff for each form of a version beside its kernel.cu (pingpong.cu)."""
+    """{docs/diffs/<from>__<to>.diff: text} for each neighbouring pair of versions both present, the
+    FP8 rung against its base, and <version>__<version>_<form>.diff for each form of a version beside
+    its kernel.cu (pingpong.cu, block_scaled.cu)."""
     names = versions(root)
     pairs = [(f"{a}/kernel.cu", f"{b}/kernel.cu", f"{a}__{b}") for a, b in zip(names, names[1:])]
-    for v in names:
+    pairs.append((f"{FP8_BASE}/kernel.cu", f"{FP8_VERSION}/kernel.cu", f"{FP8_BASE}__{FP8_VERSION}"))
+    for v in names + [FP8_VERSION]:
         folder = os.path.join(root, v)
         forms = sorted(f[:-3] for f in os.listdir(folder) if f.endswith(".cu") and f not in ("kernel.cu", "main.cu")) \
             if os.path.isdir(folder) else []
@@ -523,7 +528,7 @@ def page_problems(root):
     """Pages over their word budget, and banned words in docs/ and README.md."""
     problems = []
     budgets = dict(PAGE_BUDGETS)
-    budgets.update({f"docs/{v}.md": VERSION_PAGE_BUDGET for v in versions(root)})
+    budgets.update({f"docs/{v}.md": VERSION_PAGE_BUDGET for v in versions(root) + [FP8_VERSION]})
     for page, budget in sorted(budgets.items()):
         path = os.path.join(root, page)
         if os.path.isfile(path) and page_words(read(path)) > budget:
