@@ -25,9 +25,9 @@ build: setup
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# On a Hopper GPU: the ladder writes results/<gpu>.json, its LLM suite results/<gpu>_llm.json, then
-# the plots are drawn from them.
-## run        build, run the ladder and its LLM suite on the GPU into results/, draw plots/
+# On a Hopper GPU: the ladder writes results/<gpu>.json, its LLM suite results/<gpu>_llm.json, the
+# FP8 rung results/fp8/<gpu>.json, then the plots are drawn from them.
+## run        build, run the ladder, its LLM suite and the FP8 rung on the GPU into results/, draw plots/
 run: build
 	@scripts/run.sh "$(BUILD)" "$(PYTHON)"
 

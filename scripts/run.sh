@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make run: the ladder on a Hopper GPU, then its LLM suite (results/<gpu>_llm.json), then the plots.
+# make run: the ladder on a Hopper GPU, then its LLM suite (results/<gpu>_llm.json), then the FP8
+# rung's ladder and error table (results/fp8/<gpu>.json, <gpu>_precision.json), then the plots.
 # Without a GPU it says so in one line, redraws the plots from the committed results, and succeeds.
 # Without matplotlib (setup could not fetch it) the plots are left as they are, with one line saying
 # so: the measurement is the point.
@@ -23,4 +24,9 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 "$build/bin/ladder"
 "$build/bin/ladder" --suite llm
+# The GPU's file name as the ladder writes it: "NVIDIA H200" -> h200.
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | sed -e 's/^NVIDIA //' -e 's/ /-/g' | tr '[:upper:]' '[:lower:]')
+mkdir -p results/fp8
+"$build/bin/v10_fp8" --sustain 2 --json "results/fp8/$gpu.json"
+"$build/bin/v10_fp8" --precision --json "results/fp8/${gpu}_precision.json"
 plots
