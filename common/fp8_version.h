@@ -28,10 +28,9 @@ __host__ __device__ constexpr int64_t scale_b_pitch(int64_t k) { return (k_block
 
 inline const char* scaling_name(Scaling s) { return s == Scaling::tensor ? "tensor" : "block"; }
 
-// An FP8 entry point; what scale_a and scale_b point to depends on the Scaling (fp8.h's layouts).
+// An FP8 entry point; what scale_a and scale_b point to depends on the Scaling (the layouts above).
 using Fp8MatmulFn = void (*)(const __nv_fp8_e4m3* a, const __nv_fp8_e4m3* b, __nv_bfloat16* c, int m, int n, int k,
-                             const float* scale_a, const float* scale_b, cudaStream_t stream,
-                             hopper::TileQueue* queue);
+                             const float* scale_a, const float* scale_b, cudaStream_t stream, hopper::TileQueue* queue);
 
 struct Fp8Version {
   std::string name;

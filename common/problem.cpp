@@ -42,7 +42,8 @@ void validate_operands(const void* a, const void* b, const void* c) {
 
 void validate_fp8_shape(const Shape& s) {
   validate_shape(s);
-  if (s.k % 16 != 0) refuse("K", s.k, "K must be a multiple of 16 for e4m3 inputs (a row of K bytes needs a 16-byte pitch)");
+  if (s.k % 16 != 0)
+    refuse("K", s.k, "K must be a multiple of 16 for e4m3 inputs (a row of K bytes needs a 16-byte pitch)");
 }
 
 void validate_scales(const float* scale_a, const float* scale_b) {
@@ -54,10 +55,12 @@ void validate_scales(const float* scale_a, const float* scale_b) {
 }
 
 void validate_block_scales(const Shape& s, const float* scale_a, const float* scale_b) {
-  if (s.m % 4 != 0) refuse("M", s.m, "M must be a multiple of 4 under block scaling (A's scales are copied in 16-byte runs)");
+  if (s.m % 4 != 0)
+    refuse("M", s.m, "M must be a multiple of 4 under block scaling (A's scales are copied in 16-byte runs)");
   for (const auto& [name, p] : {std::pair{"scale_a", scale_a}, std::pair{"scale_b", scale_b}})
     if (reinterpret_cast<uintptr_t>(p) % 16 != 0)
-      throw std::invalid_argument(std::string("pointer ") + name + " is not 16-byte aligned: block scales are copied in 16-byte runs");
+      throw std::invalid_argument(std::string("pointer ") + name +
+                                  " is not 16-byte aligned: block scales are copied in 16-byte runs");
 }
 
 void validate_grid(int64_t blocks) {

@@ -1,9 +1,13 @@
 // v10_fp8 on the GPU: both scalings against the fp64 reference of the dequantized inputs on ragged
 // shapes, C poisoned before each run and bit-identical on a rerun; the scales read when the kernel
-// runs (a graph replays with new ones); and the check itself able to fail.
+// runs (a graph replays with new ones); calls from several threads on cudaStreamPerThread at once,
+// with and without a queue each; and the check itself able to fail.
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "common/check.h"
@@ -16,10 +20,10 @@ using namespace matmul;
 
 namespace {
 
-void run(const Fp8Problem& p, cudaStream_t stream = nullptr) {
+void run(const Fp8Problem& p, cudaStream_t stream = nullptr, hopper::TileQueue* queue = nullptr) {
   const Shape s = p.shape();
   v10_fp8::version.entry(p.scaling())(p.a(), p.b(), p.c(), int(s.m), int(s.n), int(s.k), p.scale_a(), p.scale_b(),
-                                      stream, nullptr);
+                                      stream, queue);
 }
 
 std::vector<uint16_t> c_bits(const Fp8Problem& p) {
@@ -32,8 +36,8 @@ void scale_a_by(Fp8Problem& p, float factor) {
   std::vector<float> host(static_cast<size_t>(scale_a_count(p.scaling(), p.shape())));
   CUDA_CHECK(cudaMemcpy(host.data(), p.scale_a(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
   for (float& x : host) x *= factor;
-  CUDA_CHECK(cudaMemcpy(const_cast<float*>(p.scale_a()), host.data(), host.size() * sizeof(float),
-                        cudaMemcpyHostToDevice));
+  CUDA_CHECK(
+      cudaMemcpy(const_cast<float*>(p.scale_a()), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 }  // namespace
@@ -42,8 +46,8 @@ TEST_CASE("v10_fp8 matches the fp64 reference on ragged shapes, each scaling, an
   require_hopper_or_skip();
   // M a multiple of 4 for block scales; N odd (C stored element by element), not a multiple of the
   // tile, or a multiple of 8 (the TMA store); K down to 16 and one K-step short of a multiple of 128.
-  const std::vector<Shape> shapes{{4, 77, 16},      {132, 300, 208},   {1000, 1000, 1040}, {256, 512, 128},
-                                  {128, 264, 4096}, {8, 200, 4096},    {260, 520, 2032},   {1, 24, 48}};
+  const std::vector<Shape> shapes{{4, 77, 16},      {132, 300, 208}, {1000, 1000, 1040}, {256, 512, 128},
+                                  {128, 264, 4096}, {8, 200, 4096},  {260, 520, 2032},   {1, 24, 48}};
   for (Scaling scaling : {Scaling::tensor, Scaling::block})
     for (const Shape& s : shapes) {
       if (scaling == Scaling::block && s.m % 4 != 0) continue;
@@ -100,6 +104,39 @@ TEST_CASE("v10_fp8 reads its scales when it runs: doubled scales double C, also 
     CUDA_CHECK(cudaGraphExecDestroy(exec));
     CUDA_CHECK(cudaGraphDestroy(graph));
     CUDA_CHECK(cudaStreamDestroy(stream));
+  }
+}
+
+TEST_CASE("v10_fp8 from four threads at once on cudaStreamPerThread, each with or without its own queue", "[fp8]") {
+  require_hopper_or_skip();
+  constexpr int threads = 4;
+  std::vector<std::unique_ptr<Fp8Problem>> problems;
+  for (int t = 0; t < threads; ++t) {  // made here: the reference synchronizes the device
+    problems.push_back(
+        std::make_unique<Fp8Problem>(Shape{260, 1000 + 8 * t, 1040}, t % 2 ? Scaling::block : Scaling::tensor));
+    problems.back()->new_inputs(fresh_seed(), 2);
+    problems.back()->compute_reference(1);
+  }
+  std::vector<std::string> failures(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      Fp8Problem& p = *problems[size_t(t)];
+      std::unique_ptr<hopper::TileQueue> queue = t < 2 ? std::make_unique<hopper::TileQueue>() : nullptr;
+      for (int call = 0; call < 5; ++call) {
+        p.poison_c(cudaStreamPerThread);
+        run(p, cudaStreamPerThread, queue.get());
+        CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+        const Fp8Problem::Error e = p.compare();
+        if (e.unwritten != 0 || e.nonfinite != 0 || e.rel_err > fp8_tolerance(p.scaling()))
+          failures[size_t(t)] += "call " + std::to_string(call) + ": rel err " + std::to_string(e.rel_err) +
+                                 ", unwritten " + std::to_string(e.unwritten) + "; ";
+      }
+    });
+  for (std::thread& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) {
+    INFO("thread " << t);
+    CHECK(failures[size_t(t)].empty());
   }
 }
 

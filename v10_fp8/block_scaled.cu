@@ -67,7 +67,8 @@ constexpr int BOXES = CONSUMER_ROWS / hopper::wgmma_m * (BN / C_COLS);  // boxes
 constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
-static_assert(HALF == matmul::scale_block && BK == matmul::scale_block, "half a tile's columns, one K-step: one scale block");
+static_assert(HALF == matmul::scale_block && BK == matmul::scale_block,
+              "half a tile's columns, one K-step: one scale block");
 static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS,
               "the consumers claim more registers than the producer frees");
 // [/region:registers]
@@ -144,10 +145,10 @@ __global__ void __launch_bounds__(THREADS, 1)
           const int scale_rows = max(0, min(BM, m - tile.m * BM));
           const int scale_b_halves = tile.n * BN + HALF < n ? 2 : 1;  // a last tile may end in its first half
           uint64_t* full = smem.pipe.producer_expect(write, sizeof(smem.a[0]) + sizeof(smem.b[0]) + 4 * scale_rows +
-                                                                 scale_b_halves * sizeof(smem.scale_b[0][0]));
+                                                                scale_b_halves * sizeof(smem.scale_b[0][0]));
           if (scale_rows > 0)
-            hopper::bulk_load(smem.scale_a[write.stage], scale_a + int64_t(k_tile) * m + tile.m * BM,
-                              4 * scale_rows, full);
+            hopper::bulk_load(smem.scale_a[write.stage], scale_a + int64_t(k_tile) * m + tile.m * BM, 4 * scale_rows,
+                              full);
           for (int h = 0; h < scale_b_halves; ++h)
             hopper::bulk_load(smem.scale_b[write.stage][h],
                               scale_b + int64_t(2 * tile.n + h) * scale_b_pitch + k_tile / 4 * 4,
@@ -187,7 +188,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   // waits, then releases its warpgroup at the barrier. Then every thread writes its part and
   // fences it into the async proxy, and once all have (the second barrier) the storer issues the
   // store and goes on without waiting for it.
-  const auto store_box = [&](const uint32_t (&packed)[16], int row, int col) {
+  const auto store_box = [&](const uint32_t(&packed)[16], int row, int col) {
     Out* staging = smem.c[consumer][0];
     if (storer) hopper::tma_store_wait_read<C_BOXES - 1>();
     hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
@@ -214,7 +215,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int index = smem.tile[read.stage];
     if (index == hopper::no_more_tiles) {
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
-      if constexpr (CLUSTER > 1) hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
+      if constexpr (CLUSTER > 1)
+        hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
       return;
     }
     // The rank is read again here rather than kept live across the loop: in the trace build the
@@ -273,8 +275,8 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (int h = 0; h < 2; ++h)
 #pragma unroll
         for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
-          hopper::store_fragment<HALF>(sum[h][i], c, tile_row + consumer_row + i * hopper::wgmma_m,
-                                       tile_col + h * HALF, m, n);
+          hopper::store_fragment<HALF>(sum[h][i], c, tile_row + consumer_row + i * hopper::wgmma_m, tile_col + h * HALF,
+                                       m, n);
       continue;
     }
     // The tile's C, box by box: each box 64 columns, a quarter of the sum's registers.
@@ -293,8 +295,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 // [/region:kernel]
 
 // [region:launch]
-void matmul(const Element* a, const Element* b, Out* c, int m, int n, int k, const float* scale_a,
-            const float* scale_b, cudaStream_t stream, hopper::TileQueue* queue) {
+void matmul(const Element* a, const Element* b, Out* c, int m, int n, int k, const float* scale_a, const float* scale_b,
+            cudaStream_t stream, hopper::TileQueue* queue) {
   matmul::validate_fp8_shape({m, n, k});
   matmul::validate_operands(a, b, c);
   matmul::validate_scales(scale_a, scale_b);
@@ -316,8 +318,8 @@ void matmul(const Element* a, const Element* b, Out* c, int m, int n, int k, con
   const Scheduler scheduler{int(units), blocks_m, blocks_n, hopper::counter_of(queue)};
   const int clusters = int(units < resident_clusters ? units : resident_clusters);  // no more than fit at once
   CUDA_CHECK(hopper::trace::attach(stream));
-  hopper::launch_cluster(matmul_kernel, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map,
-                         tma_store, c, m, n, k, scale_a, scale_b, int(matmul::scale_b_pitch(k)), scheduler);
+  hopper::launch_cluster(matmul_kernel, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map, tma_store,
+                         c, m, n, k, scale_a, scale_b, int(matmul::scale_b_pitch(k)), scheduler);
 }
 // [/region:launch]
 

@@ -277,8 +277,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 // [/region:kernel]
 
 // [region:launch]
-void matmul(const Element* a, const Element* b, Out* c, int m, int n, int k, const float* scale_a,
-            const float* scale_b, cudaStream_t stream, hopper::TileQueue* queue) {
+void matmul(const Element* a, const Element* b, Out* c, int m, int n, int k, const float* scale_a, const float* scale_b,
+            cudaStream_t stream, hopper::TileQueue* queue) {
   matmul::validate_fp8_shape({m, n, k});
   matmul::validate_operands(a, b, c);
   matmul::validate_scales(scale_a, scale_b);
@@ -299,8 +299,8 @@ void matmul(const Element* a, const Element* b, Out* c, int m, int n, int k, con
   const Scheduler scheduler{int(units), blocks_m, blocks_n, hopper::counter_of(queue)};
   const int clusters = int(units < resident_clusters ? units : resident_clusters);  // no more than fit at once
   CUDA_CHECK(hopper::trace::attach(stream));
-  hopper::launch_cluster(matmul_kernel, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map,
-                         tma_store, c, m, n, k, scale_a, scale_b, scheduler);
+  hopper::launch_cluster(matmul_kernel, clusters, CLUSTER, THREADS, smem_bytes, stream, a_map, b_map, c_map, tma_store,
+                         c, m, n, k, scale_a, scale_b, scheduler);
 }
 // [/region:launch]
 

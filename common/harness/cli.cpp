@@ -233,6 +233,58 @@ Options parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
+Fp8Options parse_fp8_options(const std::vector<std::string>& args) {
+  Fp8Options o;
+  ArgReader r(args);
+  Shape shape{0, 0, 0};  // --m, --n and --k: one shape instead of the sizes
+  int64_t* const dims[3] = {&shape.m, &shape.n, &shape.k};
+  std::string set_by[3];
+  while (r.next()) {
+    const std::string& f = r.flag();
+    if (f == "--m" || f == "--n" || f == "--k") {
+      const int d = f == "--m" ? 0 : f == "--n" ? 1 : 2;
+      const std::string text = r.take();
+      *dims[d] = parse_dimension(f, text);
+      set_by[d] = f + " " + text;
+    } else if (f == "--sizes") {
+      o.shapes.clear();
+      for (const std::string& text : split(f, r.take())) {
+        const int64_t size = parse_dimension(f, text);
+        const std::string by = f + " " + text;
+        validate_dimensions({size, size, size}, {by, by, by});
+        o.shapes.push_back({size, size, size});
+      }
+    } else if (f == "--scales") {
+      o.scalings.clear();
+      for (const std::string& text : split(f, r.take())) {
+        if (text != "tensor" && text != "block") bad(f, "'" + text + "'", "expected tensor or block");
+        o.scalings.push_back(text == "tensor" ? Scaling::tensor : Scaling::block);
+      }
+    } else if (f == "--json") {
+      o.json = file_name(f, r.take());
+    } else if (f == "--sustain") {
+      o.sustain_s = parse_count(f, r.take(), 0);
+    } else if (f == "--no-check") {
+      o.check = !r.take_switch();
+    } else if (f == "--precision") {
+      o.precision = r.take_switch();
+    } else if (f == "--help" || f == "-h") {
+      o.help = r.take_switch();
+    } else if (!parse_timing_flag(r, o.timing)) {
+      r.unknown();
+    }
+  }
+  if (o.help) return o;
+  if (shape.m || shape.n || shape.k) {
+    if (!(shape.m && shape.n && shape.k)) throw std::invalid_argument("--m, --n and --k go together: give all three");
+    validate_dimensions(shape, set_by);
+    o.shapes = {shape};
+  }
+  for (const Shape& s : o.shapes) validate_fp8_shape(s);
+  if (!o.json.empty()) check_output_file("--json", o.json, o.json, false);
+  return o;
+}
+
 LadderOptions parse_ladder_options(const std::vector<std::string>& args,
                                    const std::vector<std::string>& known_versions) {
   LadderOptions o;
@@ -388,6 +440,18 @@ medians and B/A (above 1: A is faster), then the median of the rounds.
   --rounds R            rounds per size and dtype, 1 to 100 (default 4)
   --help                this text
 )";
+}
+
+std::string fp8_usage(const std::string& program) {
+  return "usage: " + program +
+         " [--sizes S,S,... | --m M --n N --k K] [--scales tensor,block] [--warmup N] [--iters N]\n"
+         "       [--sustain SECONDS] [--no-check] [--json FILE]\n"
+         "       " +
+         program +
+         " --precision [--json FILE]   the accumulation error over K\n"
+         "C (bf16) = A·Bᵀ with A and B in e4m3, checked against an fp64 reference and timed against\n"
+         "cuBLASLt's FP8 GEMM (with its promotion, and with fast accumulation). Defaults: sizes\n"
+         "4096,8192,16384, both scalings, 10 warm-up and 30 timed launches of each kernel.\n";
 }
 
 }  // namespace matmul

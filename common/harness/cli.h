@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/dtype.h"
+#include "common/fp8_version.h"
 #include "common/problem.h"
 
 namespace matmul {
@@ -63,6 +64,18 @@ struct HeadToHeadOptions {
   bool help = false;
 };
 
+// The FP8 rung's binary: build/bin/v10_fp8 --sizes 8192 --scales tensor (common/harness/fp8_cli.h).
+struct Fp8Options {
+  std::vector<Shape> shapes{{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 16384, 16384}};
+  std::vector<Scaling> scalings{Scaling::tensor, Scaling::block};
+  TimingFlags timing;
+  bool check = true;
+  int sustain_s = 0;  // seconds of sustained load per kernel at 8192³; 0: none
+  bool precision = false;  // the error table over K instead of the timing
+  std::string json;
+  bool help = false;
+};
+
 // Refuses a bad shape (naming the flag that set the dimension), a --json or --trace FILE whose
 // folder does not exist or is not writable, and --trace in a build without tracing.
 Options parse_options(const std::vector<std::string>& args);
@@ -80,8 +93,12 @@ std::string ladder_results_file(const LadderOptions& o, const std::string& gpu);
 HeadToHeadOptions parse_head_to_head_options(const std::vector<std::string>& args,
                                              const std::vector<std::string>& known_versions);
 
+// Refuses what parse_options refuses, and the FP8 rules (K a multiple of 16), naming the flag.
+Fp8Options parse_fp8_options(const std::vector<std::string>& args);
+
 std::string usage(const std::string& program);
 std::string ladder_usage(const std::string& program);
 std::string head_to_head_usage(const std::string& program);
+std::string fp8_usage(const std::string& program);
 
 }  // namespace matmul

@@ -28,6 +28,14 @@ float input_scale(int64_t k);
 // (seed, index): the same seed gives the same data.
 void fill_uniform(void* data, size_t count, DType t, float scale, uint64_t seed, cudaStream_t stream = nullptr);
 
+// `count` e4m3 values uniform over ±448 (rounded to nearest, saturating), from the same hash.
+void fill_e4m3(void* data, size_t count, uint64_t seed, cudaStream_t stream = nullptr);
+
+// `count` scales 2^e, e uniform in [-spread, spread]; with outlier_every = r > 0, entry i is 64
+// times larger when its row, i % rows, is a multiple of r (block scales of A: rows = M).
+void fill_scales(float* data, size_t count, uint64_t seed, int spread, int64_t rows, int outlier_every,
+                 cudaStream_t stream = nullptr);
+
 // Every 16-bit word of data[0, count) set to `bits`.
 void fill_bits(void* data, size_t count, uint16_t bits, cudaStream_t stream = nullptr);
 

@@ -12,30 +12,6 @@ namespace matmul {
 namespace {
 
 constexpr int threads = 256;
-unsigned blocks_for(size_t count) { return unsigned(std::min<size_t>(ceil_div<size_t>(count, threads), 65536)); }
-
-__device__ uint64_t mix(uint64_t x) {  // splitmix64's finalizer, as fill.cu's
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-__device__ float unit(uint64_t seed, size_t i) { return float(mix(seed + mix(i)) >> 40) * 0x1p-24f; }  // [0, 1)
-
-__global__ void fill_e4m3_kernel(__nv_fp8_e4m3* data, size_t count, uint64_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
-    data[i] = __nv_fp8_e4m3((2.0f * unit(seed, i) - 1.0f) * 448.0f);  // rounds to nearest, saturating
-}
-
-// Scales 2^e, e uniform in [-spread, spread]; entry i of A's is for row i % rows (block: rows = m).
-__global__ void fill_scales_kernel(float* data, size_t count, uint64_t seed, int spread, int64_t rows,
-                                   int outlier_every) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    const int e = int(unit(seed, i) * float(2 * spread + 1)) - spread;
-    const bool outlier = outlier_every > 0 && int64_t(i) % rows % outlier_every == 0;
-    data[i] = exp2f(float(e + (outlier ? 6 : 0)));
-  }
-}
 
 // One thread per element of the checked rows: the exact products, summed per 128 of K in fp64 and
 // scaled. Slow and plain on purpose: nothing in it resembles the kernels it checks.
@@ -80,14 +56,12 @@ Fp8Problem::Fp8Problem(Shape s, Scaling scaling)
 }
 
 void Fp8Problem::new_inputs(uint64_t seed, int spread, int outlier_every) {
-  fill_e4m3_kernel<<<blocks_for(a_.bytes()), threads>>>(static_cast<__nv_fp8_e4m3*>(a_.get()), a_.bytes(), seed);
-  fill_e4m3_kernel<<<blocks_for(b_.bytes()), threads>>>(static_cast<__nv_fp8_e4m3*>(b_.get()), b_.bytes(), seed + 1);
-  const size_t na = scale_a_.bytes() / sizeof(float), nb = scale_b_.bytes() / sizeof(float);
+  fill_e4m3(a_.get(), a_.bytes(), seed);
+  fill_e4m3(b_.get(), b_.bytes(), seed + 1);
   const bool block = scaling_ == Scaling::block;
-  fill_scales_kernel<<<blocks_for(na), threads>>>(static_cast<float*>(scale_a_.get()), na, seed + 2, spread,
-                                                  block ? shape_.m : 1, block ? outlier_every : 0);
-  fill_scales_kernel<<<blocks_for(nb), threads>>>(static_cast<float*>(scale_b_.get()), nb, seed + 3, spread, 1, 0);
-  CUDA_CHECK(cudaGetLastError());
+  fill_scales(static_cast<float*>(scale_a_.get()), scale_a_.bytes() / sizeof(float), seed + 2, spread,
+              block ? shape_.m : 1, block ? outlier_every : 0);
+  fill_scales(static_cast<float*>(scale_b_.get()), scale_b_.bytes() / sizeof(float), seed + 3, spread, 1, 0);
 }
 
 void Fp8Problem::compute_reference(int row_step) {
@@ -101,7 +75,9 @@ void Fp8Problem::compute_reference(int row_step) {
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void Fp8Problem::poison_c(cudaStream_t stream) { fill_bits(c_.get(), size_t(shape_.m * shape_.n), poison_bits, stream); }
+void Fp8Problem::poison_c(cudaStream_t stream) {
+  fill_bits(c_.get(), size_t(shape_.m * shape_.n), poison_bits, stream);
+}
 
 Fp8Problem::Error Fp8Problem::compare() const {
   const int64_t rows = checked_rows(shape_.m, row_step_), n = shape_.n;

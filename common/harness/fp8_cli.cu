@@ -2,11 +2,12 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "common/check.h"
 #include "common/harness/cli.h"
@@ -23,32 +24,6 @@
 namespace matmul {
 
 namespace {
-
-[[noreturn]] void refuse(const std::string& flag, const std::string& value, const std::string& rule) {
-  throw std::invalid_argument(flag + " '" + value + "' is invalid: " + rule);
-}
-
-int64_t parse_int(const std::string& flag, const std::string& s, int64_t low, int64_t high) {
-  size_t used = 0;
-  int64_t v = 0;
-  try {
-    v = std::stoll(s, &used);
-  } catch (const std::exception&) {
-    refuse(flag, s, "not an integer");
-  }
-  if (used != s.size()) refuse(flag, s, "not an integer");
-  if (v < low || v > high) refuse(flag, s, "must be in [" + std::to_string(low) + ", " + std::to_string(high) + "]");
-  return v;
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1)
-    parts.push_back(s.substr(start, comma - start));
-  parts.push_back(s.substr(start));
-  return parts;
-}
 
 double tflops(Shape s, double ms) { return s.flops() / (ms * 1e-3) / 1e12; }
 
@@ -117,7 +92,9 @@ int64_t rerun_differences(Fp8Problem& p, Kernels& k) {
 }
 
 nlohmann::json error_json(const Fp8Problem::Error& e) {
-  return {{"rel_err", e.rel_err}, {"rel_err_vs_bf16", e.rel_err_vs_bf16}, {"unwritten", e.unwritten},
+  return {{"rel_err", e.rel_err},
+          {"rel_err_vs_bf16", e.rel_err_vs_bf16},
+          {"unwritten", e.unwritten},
           {"nonfinite", e.nonfinite}};
 }
 
@@ -133,10 +110,11 @@ bool bench(const Fp8Version& v, Shape s, Scaling scaling, const Fp8Options& o, n
     const auto ours = error_of(p, [&](cudaStream_t st) { k.ours(st); });
     const int64_t reruns = rerun_differences(p, k);
     pass = ours.unwritten == 0 && ours.nonfinite == 0 && ours.rel_err <= fp8_tolerance(scaling) && reruns == 0;
-    std::printf("check %s %s %lldx%lldx%lld: rel err %.2e (vs bf16-rounded exact %.2e), unwritten %lld, "
-                "rerun differences %lld: %s\n",
-                v.name.c_str(), scaling_name(scaling), (long long)s.m, (long long)s.n, (long long)s.k, ours.rel_err,
-                ours.rel_err_vs_bf16, (long long)ours.unwritten, (long long)reruns, pass ? "PASS" : "FAIL");
+    std::printf(
+        "check %s %s %lldx%lldx%lld: rel err %.2e (vs bf16-rounded exact %.2e), unwritten %lld, "
+        "rerun differences %lld: %s\n",
+        v.name.c_str(), scaling_name(scaling), (long long)s.m, (long long)s.n, (long long)s.k, ours.rel_err,
+        ours.rel_err_vs_bf16, (long long)ours.unwritten, (long long)reruns, pass ? "PASS" : "FAIL");
     row["error"] = error_json(ours);
     row["rerun_differences"] = reruns;
     if (k.same_product) {
@@ -149,10 +127,10 @@ bool bench(const Fp8Version& v, Shape s, Scaling scaling, const Fp8Options& o, n
     }
   }
   const auto launches = k.launches();
-  warm_up(launches, o.warmup);
+  warm_up(launches, o.timing.warmup);
   PowerSampler sampler;
   sampler.start();
-  const Samples ms = time_rounds(launches, o.iters);
+  const Samples ms = time_rounds(launches, o.timing.iters);
   const PowerReading power = sampler.stop();
   const double ours = summarize(ms[0]).median;
   std::printf("%-8s %-6s %5lldx%5lldx%5lld  %7.1f TFLOPS", v.name.c_str(), scaling_name(scaling), (long long)s.m,
@@ -173,7 +151,8 @@ bool bench(const Fp8Version& v, Shape s, Scaling scaling, const Fp8Options& o, n
   if (power.sm_clock_mhz) row["sm_clock_mhz"] = *power.sm_clock_mhz;
   if (power.power_w) row["power_w"] = *power.power_w;
   if (o.sustain_s > 0 && k.lt && s.m == 8192 && s.n == 8192 && s.k == 8192) {
-    for (const auto& [name, launch] : {std::pair{v.name, launches[0]}, std::pair{std::string("cublaslt"), launches[1]}}) {
+    for (const auto& [name, launch] :
+         {std::pair{v.name, launches[0]}, std::pair{std::string("cublaslt"), launches[1]}}) {
       const SustainedRun r = time_sustained(launch, o.sustain_s);
       const double t = tflops(s, r.ms_per_launch);
       std::printf("sustained %-8s %-6s 8192^3  %7.1f TFLOPS  %6.0f MHz  %5.0f W  %.2f TFLOPS/W\n", name.c_str(),
@@ -228,70 +207,6 @@ void precision(const Fp8Version& v, nlohmann::json& table) {
 
 }  // namespace
 
-Fp8Options parse_fp8_options(const std::vector<std::string>& args) {
-  Fp8Options o;
-  int64_t m = 0, n = 0, k = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--sizes") {
-      o.shapes.clear();
-      for (const auto& s : split(value())) {
-        const int64_t size = parse_int("--sizes", s, 16, 32768);
-        o.shapes.push_back({size, size, size});
-      }
-    } else if (a == "--m") {
-      m = parse_int(a, value(), 1, INT32_MAX);
-    } else if (a == "--n") {
-      n = parse_int(a, value(), 1, INT32_MAX);
-    } else if (a == "--k") {
-      k = parse_int(a, value(), 16, INT32_MAX);
-    } else if (a == "--scales") {
-      o.scalings.clear();
-      for (const auto& s : split(value())) {
-        if (s == "tensor") o.scalings.push_back(Scaling::tensor);
-        else if (s == "block") o.scalings.push_back(Scaling::block);
-        else refuse("--scales", s, "must be tensor, block or both, comma-separated");
-      }
-    } else if (a == "--warmup") {
-      o.warmup = int(parse_int(a, value(), 0, 100000));
-    } else if (a == "--iters") {
-      o.iters = int(parse_int(a, value(), min_iters, 100000));
-    } else if (a == "--sustain") {
-      o.sustain_s = int(parse_int(a, value(), 0, 600));
-    } else if (a == "--no-check") {
-      o.check = false;
-    } else if (a == "--precision") {
-      o.precision = true;
-    } else if (a == "--json") {
-      o.json = value();
-    } else {
-      refuse("argument", a, "unknown (see --help)");
-    }
-  }
-  if (m || n || k) {
-    if (!(m && n && k)) throw std::invalid_argument("--m, --n and --k go together: give all three");
-    o.shapes = {{m, n, k}};
-  }
-  for (const Shape& s : o.shapes) validate_fp8_shape(s);
-  return o;
-}
-
-std::string fp8_usage(const std::string& program) {
-  return "usage: " + program +
-         " [--sizes S,S,... | --m M --n N --k K] [--scales tensor,block] [--warmup N] [--iters N]\n"
-         "       [--sustain SECONDS] [--no-check] [--json FILE]\n"
-         "       " + program + " --precision [--json FILE]   the accumulation error over K\n"
-         "C (bf16) = A·Bᵀ with A and B in e4m3, checked against an fp64 reference and timed against\n"
-         "cuBLASLt's FP8 GEMM (with its promotion, and with fast accumulation). Defaults: sizes\n"
-         "4096,8192,16384, both scalings, 10 warm-up and 30 timed launches of each kernel.\n";
-}
-
 int run_fp8_cli(const Fp8Version& v, int argc, char** argv) {
   const std::string program = argv[0];
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress line by line, also into a file
@@ -314,8 +229,11 @@ int run_fp8_cli(const Fp8Version& v, int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
     return exit_no_gpu;
   }
-  nlohmann::json out = {{"gpu", device.name}, {"git_commit", git_commit()}, {"version", v.name},
-                        {"technique", v.technique}, {"reference", cublaslt_version()}};
+  nlohmann::json out = {{"gpu", device.name},
+                        {"git_commit", git_commit()},
+                        {"version", v.name},
+                        {"technique", v.technique},
+                        {"reference", cublaslt_version()}};
   std::printf("%s on %s, against %s\n", v.name.c_str(), device.name.c_str(), cublaslt_version().c_str());
   for (const Param& p : v.config) out["config"][p.name] = p.value;
   bool pass = true;
@@ -335,10 +253,10 @@ int run_fp8_cli(const Fp8Version& v, int argc, char** argv) {
     return exit_failed;
   }
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << out.dump(1) << "\n";
-    if (!f) {
-      std::fprintf(stderr, "%s: cannot write %s\n", program.c_str(), o.json.c_str());
+    try {
+      write_file(o.json, out.dump(1) + "\n");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
       return exit_failed;
     }
   }

@@ -18,7 +18,8 @@ namespace hopper {
 inline constexpr int swizzle_bytes = 128;
 
 // What cuTensorMapEncodeTiled receives for a rows × cols row-major matrix of `element_bytes`-byte
-// elements (2: fp16 and bf16; 1: e4m3) loaded as box_rows × box_cols tiles. Arrays are innermost dimension first, as the driver wants.
+// elements (2: fp16 and bf16; 1: e4m3) loaded as box_rows × box_cols tiles. Arrays are innermost
+// dimension first, as the driver wants.
 struct TileMapParams {
   uint64_t dims[2];  // {cols, rows} in elements
   uint64_t row_pitch_bytes;  // stride of dimension 1; dimension 0 is contiguous
