@@ -19,14 +19,14 @@ struct Tiling {
 enum class Tile {
   wide,  // 128 × 256 of C, 4 stages, 2 × 1 clusters: v8's tile
   square,  // 128 × 128 of C, 6 stages, 2 × 1 clusters
-  swap128,  // 128 rows of N × 128 of M, 7 stages, no cluster
-  swap64,  // 128 rows of N × 64 of M, 9 stages, no cluster
+  swap128,  // 128 rows of N × 128 of M, 6 stages, no cluster
+  swap64,  // 128 rows of N × 64 of M, 8 stages, no cluster
   swap16,  // 128 rows of N × 16 of M, 12 stages, no cluster: M = 1 to 16 streams B
 };
 using Wide = Tiling<256, 4, false, 2>;
 using Square = Tiling<128, 6, false, 2>;
-using Swap128 = Tiling<128, 7, true, 1>;
-using Swap64 = Tiling<64, 9, true, 1>;
+using Swap128 = Tiling<128, 6, true, 1>;
+using Swap64 = Tiling<64, 8, true, 1>;
 using Swap16 = Tiling<16, 12, true, 1>;
 // [/region:menu]
 

@@ -6,7 +6,8 @@
 // into K-steps and every cluster takes the same number of steps; a tile computed by several
 // clusters is summed in a fixed order from the fp32 partials in the caller's TileQueue. The tile
 // is one of a menu, which choose() (choose.h) picks from the shape: for M ≤ 128 the kernel
-// computes Cᵀ = B·Aᵀ, so N fills the 128 rows of the tile and M only its 16, 64 or 128 columns.
+// computes Cᵀ = B·Aᵀ, so N fills the 128 rows of the tile and M only its 16, 64 or 128 columns;
+// stmatrix.trans turns the tile back into C in shared memory, and TMA stores it.
 // Everything else (the clusters, the multicast loads, the deferred store) is v8's.
 #include <cuda.h>
 
@@ -77,8 +78,10 @@ template <typename T, typename Tiling>
 struct SharedStorage {
   alignas(hopper::swizzle_atom_bytes) T a[Tiling::STAGES][BM * BK];  // BM rows of P per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T b[Tiling::STAGES][Tiling::BN * BK];  // BN rows of Q per stage
-  // C boxes, swizzled; a swapped tiling's are a placeholder, its shared memory goes to stages.
-  alignas(hopper::swizzle_atom_bytes) T c[CONSUMERS][C_BOXES][Tiling::SWAP ? 8 : hopper::wgmma_m * C_COLS];
+  // C boxes, swizzled. A swapped tiling's whole C tile is one box per consumer: BN rows of C (of
+  // its M) by the consumer's 64 rows of D (of C's N).
+  alignas(hopper::swizzle_atom_bytes)
+      T c[CONSUMERS][Tiling::SWAP ? 1 : C_BOXES][(Tiling::SWAP ? Tiling::BN : hopper::wgmma_m) * C_COLS];
   hopper::Pipeline<Tiling::STAGES> pipe;
 };
 // [/region:smem]
@@ -96,6 +99,8 @@ __global__ void __launch_bounds__(THREADS, 1)
   static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
   static_assert(BM * BN <= hopper::TileQueue::partial_floats, "a partial tile fits a slot of the queue");
   static_assert(Tiling::SWAP || BN % C_COLS == 0, "a consumer's rows go out as whole boxes");
+  static_assert(!Tiling::SWAP || (CONSUMER_ROWS == hopper::wgmma_m && C_COLS == hopper::wgmma_m),
+                "a swapped tiling's consumer holds one WGMMA's rows, the 64 columns of its C box");
   constexpr int ROW_BOXES = Tiling::SWAP ? 1 : BN / C_COLS;  // boxes across a consumer's rows of C
   constexpr int BOXES = Tiling::SWAP ? 0 : CONSUMER_ROWS / hopper::wgmma_m * ROW_BOXES;  // per consumer tile
   extern __shared__ unsigned char smem_bytes[];
@@ -279,10 +284,19 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     // [/region:fixup]
 
-    if constexpr (Tiling::SWAP) {  // D is Cᵀ: each element to its place in C, directly
-#pragma unroll
-      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
-        hopper::store_fragment_transposed<BN>(acc[i], c, tile_row + consumer_row + i * hopper::wgmma_m, tile_col, m, n);
+    if (Tiling::SWAP && tma_store) {  // D is Cᵀ: transposed into the box (stmatrix.trans), then one TMA store
+      T* box = smem.c[consumer][0];
+      if (storer) hopper::tma_store_wait_read<0>();  // the previous tile's box has been read
+      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+      hopper::store_fragment_transposed_swizzled<BN>(acc[0], box);
+      hopper::fence_proxy_async();
+      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+      if (storer) {
+        hopper::tma_store_2d(&c_map, box, tile_row + consumer_row, tile_col);
+        hopper::tma_store_commit();
+      }
+    } else if (Tiling::SWAP) {  // C's rows are not 16-byte multiples: each element to its place in C
+      hopper::store_fragment_transposed<BN>(acc[0], c, tile_row + consumer_row, tile_col, m, n);
     } else if (!tma_store) {  // C's rows are not 16-byte multiples: no tensor map, v5's direct stores
 #pragma unroll
       for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
@@ -317,9 +331,11 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const CUtensorMap a_map = hopper::make_tile_map(p, hopper::tile_map_params(rows, k, BM, BK));
   const CUtensorMap b_map = hopper::make_tile_map(q, hopper::tile_map_params(cols, k, BN, BK));
   // TMA needs C's row pitch to be a multiple of 16 bytes; otherwise the kernel stores directly.
-  const bool tma_store = !Tiling::SWAP && n % 8 == 0;
+  const bool tma_store = n % 8 == 0;
+  // A box of C: one WGMMA's 64 rows by C_COLS, or with a swapped tiling BN rows (of M) by C_COLS.
+  const int box_rows = Tiling::SWAP ? BN : hopper::wgmma_m;
   const CUtensorMap c_map =
-      tma_store ? hopper::make_tile_map(c, hopper::tile_map_params(m, n, hopper::wgmma_m, C_COLS)) : CUtensorMap{};
+      tma_store ? hopper::make_tile_map(c, hopper::tile_map_params(m, n, box_rows, C_COLS)) : CUtensorMap{};
   const int blocks_m = matmul::ceil_div(matmul::ceil_div(rows, BM), CLUSTER_M);
   const int blocks_n = matmul::ceil_div(matmul::ceil_div(cols, BN), CLUSTER_N);
   matmul::validate_grid(int64_t(blocks_m) * blocks_n * CLUSTER);

@@ -113,6 +113,35 @@ __device__ inline void store_box_swizzled(const uint32_t* p, void* box) {
   }
 }
 
+// stmatrix.x4.trans: the same four matrices, each stored transposed: lanes 8i .. 8i+7 give the
+// addresses of the eight rows of matrix i's transpose, that is of its eight columns.
+__device__ inline void stmatrix_x4_trans(void* row, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_addr(row)), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+// This warpgroup's 64 × N accumulator tile d, rounded to T and transposed, into `box`: N rows of
+// 128 bytes (the tile's 64 rows become each row's 64 columns), 128-byte swizzled as TMA expects,
+// 1024-byte aligned. A kernel that computed Cᵀ = B·Aᵀ (v9's swapped tiles) stores C through it.
+// Each stmatrix covers 16 columns of d and the 16 rows of one warp, which land in two 16-byte
+// chunks of 16 rows of the box; a matrix's eight rows fall in eight different chunks.
+template <int N, typename T>
+__device__ inline void store_fragment_transposed_swizzled(const float (&d)[N / 2], T* box) {
+  static_assert(N % 16 == 0, "whole stmatrix.x4: 16 columns at a time");
+  const int warp = threadIdx.x % warpgroup_threads / 32, lane = threadIdx.x % 32;
+  const int matrix = lane / 8;
+  const int chunk = 2 * warp + matrix % 2;  // the 8 rows of d this lane's matrix holds, as a chunk of a row
+  unsigned char* base = reinterpret_cast<unsigned char*>(box);
+#pragma unroll
+  for (int t = 0; t < N / 16; ++t) {  // accumulator groups 2t and 2t + 1: columns 16t .. 16t+15 of d
+    const int row = 16 * t + 8 * (matrix / 2) + lane % 8;  // the row of the box this lane addresses
+    stmatrix_x4_trans(base + 128 * row + 16 * (chunk ^ (row % 8)), pack_pair<T>(d[8 * t], d[8 * t + 1]),
+                      pack_pair<T>(d[8 * t + 2], d[8 * t + 3]), pack_pair<T>(d[8 * t + 4], d[8 * t + 5]),
+                      pack_pair<T>(d[8 * t + 6], d[8 * t + 7]));
+  }
+}
+
 // Columns 64q .. 64q+63 of the accumulator tile d, rounded to T, into `box` (store_box_swizzled).
 template <int N, typename T>
 __device__ inline void store_fragment_swizzled(const float (&d)[N / 2], int q, T* box) {
