@@ -113,6 +113,17 @@ __device__ inline void store_box_swizzled(const uint32_t* p, void* box) {
   }
 }
 
+// Columns 64q .. 64q+63 of the accumulator tile d, rounded to T, into `box` (store_box_swizzled).
+template <int N, typename T>
+__device__ inline void store_fragment_swizzled(const float (&d)[N / 2], int q, T* box) {
+  uint32_t p[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) p[i] = pack_pair<T>(d[32 * q + 2 * i], d[32 * q + 2 * i + 1]);
+  store_box_swizzled(p, box);
+}
+// [/region:stmatrix]
+
+// [region:stmatrix_trans]
 // stmatrix.x4.trans: the same four matrices, each stored transposed: lanes 8i .. 8i+7 give the
 // addresses of the eight rows of matrix i's transpose, that is of its eight columns.
 __device__ inline void stmatrix_x4_trans(void* row, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
@@ -141,15 +152,6 @@ __device__ inline void store_fragment_transposed_swizzled(const float (&d)[N / 2
                       pack_pair<T>(d[8 * t + 6], d[8 * t + 7]));
   }
 }
-
-// Columns 64q .. 64q+63 of the accumulator tile d, rounded to T, into `box` (store_box_swizzled).
-template <int N, typename T>
-__device__ inline void store_fragment_swizzled(const float (&d)[N / 2], int q, T* box) {
-  uint32_t p[16];
-#pragma unroll
-  for (int i = 0; i < 16; ++i) p[i] = pack_pair<T>(d[32 * q + 2 * i], d[32 * q + 2 * i + 1]);
-  store_box_swizzled(p, box);
-}
-// [/region:stmatrix]
+// [/region:stmatrix_trans]
 
 }  // namespace hopper
