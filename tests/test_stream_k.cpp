@@ -47,11 +47,15 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   STATIC_REQUIRE(v9_stream_k::choose(64, 4096, 4096) == Tile::swap64);
   STATIC_REQUIRE(v9_stream_k::choose(128, 4096, 4096) == Tile::swap128);
   STATIC_REQUIRE(v9_stream_k::choose(8192, 8192, 8192) == Tile::wide);
-  // Above 128: the wide tile once it has 100 tiles (about three quarters of 132 SMs), else square,
-  // or swap64 when the square tiles are at most 64 (half the SMs).
-  STATIC_REQUIRE(v9_stream_k::choose(512, 4096, 4096) == Tile::square);  // 64 wide tiles, 128 square
+  // Above 128: the wide tile once it has 200 tiles (1.5 waves of 132 SMs), or 100 with K from 8192;
+  // else swap128, or swap64 when the 128 × 128 tiles are at most 64 (half the SMs).
+  STATIC_REQUIRE(v9_stream_k::choose(512, 4096, 4096) == Tile::swap128);  // 64 wide tiles, 128 square
   STATIC_REQUIRE(v9_stream_k::choose(1024, 1024, 1024) == Tile::swap64);  // 32 wide tiles, 64 square
-  STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 4096) == Tile::wide);  // 100
+  STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 4096) == Tile::swap128);  // 100 wide tiles, K short
+  STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 8192) == Tile::wide);  // 100 wide tiles, K long
+  STATIC_REQUIRE(v9_stream_k::choose(1024, 6144, 4096) == Tile::swap128);  // 192
+  STATIC_REQUIRE(v9_stream_k::choose(1024, 6400, 4096) == Tile::wide);  // 200
+  STATIC_REQUIRE(v9_stream_k::choose(2048, 2048, 2048) == Tile::swap128);  // 128, K short
   STATIC_REQUIRE(v9_stream_k::choose(2048, 4096, 4096) == Tile::wide);
 }
 

@@ -18,7 +18,8 @@ struct Tiling {
 // [region:menu]
 enum class Tile {
   wide,  // 128 × 256 of C, 4 stages, 2 × 1 clusters: v8's tile
-  square,  // 128 × 128 of C, 6 stages, 2 × 1 clusters
+  square,  // 128 × 128 of C, 6 stages, 2 × 1 clusters; chosen nowhere: swap128 measures faster
+           // wherever it was (docs/v9_stream_k.md), kept for build/bin/v9_tilings to compare
   swap128,  // 128 rows of N × 128 of M, 6 stages, no cluster
   swap64,  // 128 rows of N × 64 of M, 8 stages, no cluster
   swap16,  // 128 rows of N × 16 of M, 12 stages, no cluster: M = 1 to 16 streams B
@@ -31,22 +32,25 @@ using Swap16 = Tiling<16, 12, true, 1>;
 // [/region:menu]
 
 // [region:choose]
-// Wide tiles that keep most of a 132-SM GPU's clusters busy for a wave: with fewer, the square
-// tile's twice as many units fill the machine better than stream-K's split wide units do.
-constexpr long WIDE_TILES = 100;
-// Square tiles for at most half of a 132-SM GPU: swap64's tiles, twice as many, fill it better
-// than split-K's pieces of square tiles do.
+// Wide tiles when they make 1.5 waves of a 132-SM GPU, or most of one wave with a long K: with
+// fewer, swap128's tiles, half the size, fill the waves better, and the wide tile's longer
+// prologue and epilogue weigh more on a short K.
+constexpr long WIDE_TILES = 200;
+constexpr long WIDE_TILES_LONG_K = 100;
+constexpr int LONG_K = 8192;
+// swap128 (128 × 128) for more than half of a 132-SM GPU: with at most 64 such tiles, swap64's,
+// twice as many, fill it better than split-K's pieces of swap128's do.
 constexpr long SQUARE_TILES = 64;
 
 // The tiling for C = A·Bᵀ with A m × k and B n × k.
-constexpr Tile choose(int m, int n, int /*k*/) {
+constexpr Tile choose(int m, int n, int k) {
   if (m <= 16) return Tile::swap16;
   if (m <= 64) return Tile::swap64;
   if (m <= 128) return Tile::swap128;
   const long wide_tiles = long((m + 127) / 128) * ((n + 255) / 256);
-  if (wide_tiles >= WIDE_TILES) return Tile::wide;
+  if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) return Tile::wide;
   const long square_tiles = long((m + 127) / 128) * ((n + 127) / 128);
-  return square_tiles > SQUARE_TILES ? Tile::square : Tile::swap64;
+  return square_tiles > SQUARE_TILES ? Tile::swap128 : Tile::swap64;
 }
 // [/region:choose]
 
