@@ -4,15 +4,17 @@
 
 namespace v9_stream_k {
 
-// The kernel computes D = P·Qᵀ in BM (128) × BN tiles with STAGES stages in its ring. SWAP: P is
-// B and Q is A, so D = Cᵀ: N fills the tile's 128 rows and M only its BN columns. CLUSTER_M CTAs
-// of a cluster share (multicast) the Q tile.
-template <int BN_, int STAGES_, bool SWAP_, int CLUSTER_M_>
+// The kernel computes D = P·Qᵀ in BM × BN tiles with STAGES stages in its ring, CONSUMERS
+// warpgroups each computing BM / CONSUMERS of the rows. SWAP: P is B and Q is A, so D = Cᵀ: N fills
+// the tile's rows and M only its BN columns. CLUSTER_M CTAs of a cluster share (multicast) the Q tile.
+template <int BN_, int STAGES_, bool SWAP_, int CLUSTER_M_, int BM_ = 128, int CONSUMERS_ = 2>
 struct Tiling {
   static constexpr int BN = BN_;
   static constexpr int STAGES = STAGES_;
   static constexpr bool SWAP = SWAP_;
   static constexpr int CLUSTER_M = CLUSTER_M_;
+  static constexpr int BM = BM_;
+  static constexpr int CONSUMERS = CONSUMERS_;
 };
 
 // [region:menu]
@@ -22,13 +24,13 @@ enum class Tile {
            // wherever it was (docs/v9_stream_k.md), kept for build/bin/v9_tilings to compare
   swap128,  // 128 rows of N × 128 of M, 6 stages, no cluster
   swap64,  // 128 rows of N × 64 of M, 8 stages, no cluster
-  swap16,  // 128 rows of N × 16 of M, 12 stages, no cluster: M = 1 to 16 streams B
+  swap16,  // 64 rows of N × 16 of M, one consumer, 22 stages, no cluster: M = 1 to 16 streams B
 };
 using Wide = Tiling<256, 4, false, 2>;
 using Square = Tiling<128, 6, false, 2>;
 using Swap128 = Tiling<128, 6, true, 1>;
 using Swap64 = Tiling<64, 8, true, 1>;
-using Swap16 = Tiling<16, 12, true, 1>;
+using Swap16 = Tiling<16, 22, true, 1, 64, 1>;
 // [/region:menu]
 
 // [region:choose]

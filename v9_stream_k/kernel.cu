@@ -35,9 +35,9 @@ namespace v9_stream_k {
 
 // [region:constants]
 // The kernel computes D = P·Qᵀ in tiles of BM × BN: P = A and Q = B (D is C), or, with a swapped
-// tiling, P = B and Q = A (D is Cᵀ). BM, BK and the roles are v8's; BN and the stages are the
-// tiling's (the menu in choose.h). BK = 64 two-byte elements is one 128-byte swizzled row.
-constexpr int BM = 128;
+// tiling, P = B and Q = A (D is Cᵀ). BK and the roles are v8's; BM, BN, the consumers and the
+// stages are the tiling's (the menu in choose.h). BK = 64 two-byte elements is one 128-byte
+// swizzled row.
 constexpr int BK = 64;
 constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
 constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
@@ -47,25 +47,22 @@ template <typename Tiling>  // the scheduler role, in common/hopper
 using Scheduler = hopper::StreamKScheduler<GROUP, Tiling::CLUSTER_M, CLUSTER_N>;
 constexpr int MIN_SHARE = 4;  // K-steps a share should have, below which a grid of fewer clusters takes them
 constexpr int MAX_PIECES = 4;  // with fewer units than clusters, the pieces each unit is split into (split-K)
-constexpr int CONSUMERS = 2;
-constexpr int CONSUMER_ROWS = BM / CONSUMERS;
 constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
-constexpr int THREADS = hopper::warpgroup_threads * (1 + CONSUMERS);  // warpgroup 0 produces, the others consume
-static_assert(CONSUMER_ROWS % hopper::wgmma_m == 0, "each consumer owns whole WGMMA rows");
-static_assert(CONSUMERS <= hopper::TileQueue::flags_per_slot, "a flag per consumer in each slot");
+template <typename Tiling>  // warpgroup 0 produces, the others consume
+constexpr int THREADS = hopper::warpgroup_threads * (1 + Tiling::CONSUMERS);
 // A box of C: one WGMMA's 64 rows, each one 128-byte swizzled row of C_COLS two-byte elements.
 constexpr int C_COLS = hopper::swizzle_bytes / 2;
 // [/region:constants]
 
 // [region:registers]
-// One block per SM: 65,536 registers for 384 threads, 168 each at launch (a multiple of 8). The
-// producer keeps PRODUCER_REGISTERS and the consumers take what it frees; the three must fit in
-// what the launch gave, or a consumer's setmaxnreg.inc waits forever for registers.
-constexpr int LAUNCH_REGISTERS = 65536 / THREADS / 8 * 8;
+// One block per SM: 65,536 registers for 384 threads, 168 each at launch (a multiple of 8; 255,
+// the most a thread can have, for 256). The producer keeps PRODUCER_REGISTERS and the consumers
+// take what it frees; all must fit in what the launch gave, or a consumer's setmaxnreg.inc waits
+// forever for registers.
+template <typename Tiling>
+constexpr int LAUNCH_REGISTERS = 65536 / THREADS<Tiling> / 8 * 8 < 255 ? 65536 / THREADS<Tiling> / 8 * 8 : 255;
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
-static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS,
-              "the consumers claim more registers than the producer frees");
 // [/region:registers]
 
 // [region:smem]
@@ -76,25 +73,30 @@ static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUM
 // The schedule is static, so the stages carry no tile label: every role walks it on its own.
 template <typename T, typename Tiling>
 struct SharedStorage {
-  alignas(hopper::swizzle_atom_bytes) T a[Tiling::STAGES][BM * BK];  // BM rows of P per stage, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T a[Tiling::STAGES][Tiling::BM * BK];  // BM rows of P per stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T b[Tiling::STAGES][Tiling::BN * BK];  // BN rows of Q per stage
   // C boxes, swizzled. A swapped tiling's whole C tile is one box per consumer: BN rows of C (of
   // its M) by the consumer's 64 rows of D (of C's N).
   alignas(hopper::swizzle_atom_bytes)
-      T c[CONSUMERS][Tiling::SWAP ? 1 : C_BOXES][(Tiling::SWAP ? Tiling::BN : hopper::wgmma_m) * C_COLS];
+      T c[Tiling::CONSUMERS][Tiling::SWAP ? 1 : C_BOXES][(Tiling::SWAP ? Tiling::BN : hopper::wgmma_m) * C_COLS];
   hopper::Pipeline<Tiling::STAGES> pipe;
 };
 // [/region:smem]
 
 // [region:kernel]
 template <typename T, typename Tiling>
-__global__ void __launch_bounds__(THREADS, 1)
+__global__ void __launch_bounds__(THREADS<Tiling>, 1)
     matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                   const __grid_constant__ CUtensorMap c_map, bool tma_store, T* c, int m, int n,
                   Scheduler<Tiling> scheduler, float* partials, int* flags) {
   // m × n is D's shape: C's, or with a swapped tiling, Cᵀ's (n × m of C).
-  constexpr int BN = Tiling::BN, STAGES = Tiling::STAGES, CLUSTER_M = Tiling::CLUSTER_M;
+  constexpr int BM = Tiling::BM, BN = Tiling::BN, STAGES = Tiling::STAGES, CLUSTER_M = Tiling::CLUSTER_M;
   constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
+  constexpr int CONSUMERS = Tiling::CONSUMERS, CONSUMER_ROWS = BM / CONSUMERS;
+  static_assert(CONSUMER_ROWS % hopper::wgmma_m == 0, "each consumer owns whole WGMMA rows");
+  static_assert(CONSUMERS <= hopper::TileQueue::flags_per_slot, "a flag per consumer in each slot");
+  static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS<Tiling>,
+                "the consumers claim more registers than the producer frees");
   static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
   static_assert(BM * BN <= hopper::TileQueue::partial_floats, "a partial tile fits a slot of the queue");
@@ -323,7 +325,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 // [region:launch]
 template <typename Tiling, typename T>
 void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream, hopper::TileQueue* queue) {
-  constexpr int BN = Tiling::BN, CLUSTER_M = Tiling::CLUSTER_M, CLUSTER = CLUSTER_M * CLUSTER_N;
+  constexpr int BM = Tiling::BM, BN = Tiling::BN, CLUSTER_M = Tiling::CLUSTER_M, CLUSTER = CLUSTER_M * CLUSTER_N;
   // D = P·Qᵀ, D rows × cols: C itself, or Cᵀ with A and B swapped.
   const T* p = Tiling::SWAP ? b : a;
   const T* q = Tiling::SWAP ? a : b;
@@ -342,7 +344,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const size_t smem_bytes = sizeof(SharedStorage<T, Tiling>) + hopper::swizzle_atom_bytes;  // + room to align
   // How many clusters fit on this GPU at once, which depends on how its SMs group into the clusters'
   // neighbourhoods (GPCs), not only on how many CTAs fit per SM.
-  const int resident = hopper::prepare<matmul_kernel<T, Tiling>>(THREADS, smem_bytes, CLUSTER);
+  const int resident = hopper::prepare<matmul_kernel<T, Tiling>>(THREADS<Tiling>, smem_bytes, CLUSTER);
   const Scheduler<Tiling> scheduler =
       Scheduler<Tiling>::plan(blocks_m, blocks_n, matmul::ceil_div(k, BK), resident, queue != nullptr, MIN_SHARE, MAX_PIECES);
   float* partials = queue ? queue->partials() : nullptr;
@@ -351,7 +353,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
     throw std::invalid_argument("v9_stream_k: " + std::to_string(scheduler.clusters * CLUSTER) + " CTAs but the queue has " +
                                 std::to_string(queue->slots()) + " slots");
   CUDA_CHECK(hopper::trace::attach(stream));
-  hopper::launch_cluster(matmul_kernel<T, Tiling>, scheduler.clusters, CLUSTER, THREADS, smem_bytes, stream, a_map,
+  hopper::launch_cluster(matmul_kernel<T, Tiling>, scheduler.clusters, CLUSTER, THREADS<Tiling>, smem_bytes, stream, a_map,
                          b_map, c_map, tma_store, c, rows, cols, scheduler, partials, flags);
 }
 
@@ -402,14 +404,11 @@ const matmul::Version version{
     matmul,
     matmul,
     {
-        {"BM", BM},
         {"BK", BK},
         {"MMAS_IN_FLIGHT", MMAS_IN_FLIGHT},
         {"GROUP", GROUP},
         {"CLUSTER_N", CLUSTER_N},
-        {"CONSUMERS", CONSUMERS},
         {"C_BOXES", C_BOXES},
-        {"THREADS", THREADS},
         {"MIN_SHARE", MIN_SHARE},
         {"MAX_PIECES", MAX_PIECES},
     },
