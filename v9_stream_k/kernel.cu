@@ -373,6 +373,12 @@ void dispatch(Tile tile, const T* a, const T* b, T* c, int m, int n, int k, cuda
       return launch<Swap64>(a, b, c, m, n, k, stream, queue);
     case Tile::swap16:
       return launch<Swap16>(a, b, c, m, n, k, stream, queue);
+    case Tile::narrow128:
+      return launch<Narrow128>(a, b, c, m, n, k, stream, queue);
+    case Tile::narrow64:
+      return launch<Narrow64>(a, b, c, m, n, k, stream, queue);
+    case Tile::narrow16:
+      return launch<Narrow16>(a, b, c, m, n, k, stream, queue);
   }
   throw std::invalid_argument("v9_stream_k: tile " + std::to_string(int(tile)) + " is not one of the menu's");
 }
