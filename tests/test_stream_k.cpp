@@ -41,11 +41,16 @@ std::vector<int> flags_of(const hopper::TileQueue& queue) {
 
 TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tiles when they fill the GPU",
           "[stream_k]") {
-  STATIC_REQUIRE(v9_stream_k::choose(1, 4096, 4096) == Tile::swap16);
-  STATIC_REQUIRE(v9_stream_k::choose(16, 4096, 4096) == Tile::swap16);
-  STATIC_REQUIRE(v9_stream_k::choose(17, 4096, 4096) == Tile::swap64);
-  STATIC_REQUIRE(v9_stream_k::choose(64, 4096, 4096) == Tile::swap64);
-  STATIC_REQUIRE(v9_stream_k::choose(128, 4096, 4096) == Tile::swap128);
+  STATIC_REQUIRE(v9_stream_k::choose(1, 10240, 4096) == Tile::swap16);
+  STATIC_REQUIRE(v9_stream_k::choose(16, 10240, 4096) == Tile::swap16);
+  STATIC_REQUIRE(v9_stream_k::choose(17, 10240, 4096) == Tile::swap64);
+  STATIC_REQUIRE(v9_stream_k::choose(64, 10240, 4096) == Tile::swap64);
+  STATIC_REQUIRE(v9_stream_k::choose(128, 10240, 4096) == Tile::swap128);
+  // Narrow (64-row) swapped tiles while the 128-row ones are at most 64 (N up to 8192).
+  STATIC_REQUIRE(v9_stream_k::choose(1, 4096, 4096) == Tile::narrow16);
+  STATIC_REQUIRE(v9_stream_k::choose(64, 8192, 4096) == Tile::narrow64);
+  STATIC_REQUIRE(v9_stream_k::choose(128, 8193, 4096) == Tile::swap128);  // 65 tiles of 128 rows
+  STATIC_REQUIRE(v9_stream_k::choose(128, 8192, 4096) == Tile::narrow128);
   STATIC_REQUIRE(v9_stream_k::choose(8192, 8192, 8192) == Tile::wide);
   // Above 128: the wide tile once it has 200 tiles (1.5 waves of 132 SMs), or 100 with K from 8192;
   // else swap128, or swap64 when the 128 × 128 tiles are at most 64 (half the SMs).

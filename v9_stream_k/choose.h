@@ -52,11 +52,16 @@ constexpr int LONG_K = 8192;
 // twice as many, fill it better than split-K's pieces of swap128's do.
 constexpr long SQUARE_TILES = 64;
 
+// Swapped tiles of 64 rows of N when those of 128 would be at most 64, half a 132-SM GPU: twice
+// the units, so split-K cuts each in half the pieces.
+constexpr long NARROW_TILES = 64;
+
 // The tiling for C = A·Bᵀ with A m × k and B n × k.
 constexpr Tile choose(int m, int n, int k) {
-  if (m <= 16) return Tile::swap16;
-  if (m <= 64) return Tile::swap64;
-  if (m <= 128) return Tile::swap128;
+  const bool narrow = (n + 127) / 128 <= NARROW_TILES;  // M ≤ 128 is one column of swapped tiles
+  if (m <= 16) return narrow ? Tile::narrow16 : Tile::swap16;
+  if (m <= 64) return narrow ? Tile::narrow64 : Tile::swap64;
+  if (m <= 128) return narrow ? Tile::narrow128 : Tile::swap128;
   const long wide_tiles = long((m + 127) / 128) * ((n + 255) / 256);
   if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) return Tile::wide;
   const long square_tiles = long((m + 127) / 128) * ((n + 127) / 128);
