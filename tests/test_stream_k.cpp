@@ -67,7 +67,8 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
 TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split tiles rerun bit-identical",
           "[stream_k]") {
   require_hopper_or_skip();
-  const Tile tile = GENERATE(Tile::wide, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16, Tile::narrow128, Tile::narrow64, Tile::narrow16);
+  const Tile tile = GENERATE(Tile::wide, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16, Tile::narrow128,
+                             Tile::narrow64, Tile::narrow16);
   const DType t = GENERATE(DType::fp16, DType::bf16);
   // Few units with long K (every cluster shares a few tiles), one ragged unit, more units than
   // clusters with a ragged last wave, K of one step, and N not a multiple of 8 (no TMA store).
