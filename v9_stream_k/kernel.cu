@@ -6,7 +6,7 @@
 // into K-steps and every cluster takes the same number of steps; a tile computed by several
 // clusters is summed in a fixed order from the fp32 partials in the caller's TileQueue. The tile
 // is one of a menu, which choose() (choose.h) picks from the shape: for M ≤ 128 the kernel
-// computes Cᵀ = B·Aᵀ, so N fills the 128 rows of the tile and M only its 16, 64 or 128 columns;
+// computes Cᵀ = B·Aᵀ, so N fills the tile's 128 (narrow: 64) rows and M only its 16 to 128 columns;
 // stmatrix.trans turns the tile back into C in shared memory, and TMA stores it.
 // Everything else (the clusters, the multicast loads, the deferred store) is v8's.
 #include <cuda.h>
