@@ -55,8 +55,8 @@ constexpr int C_COLS = hopper::swizzle_bytes / 2;
 // [/region:constants]
 
 // [region:registers]
-// One block per SM: 65,536 registers for 384 threads, 168 each at launch (a multiple of 8; 255,
-// the most a thread can have, for 256). The producer keeps PRODUCER_REGISTERS and the consumers
+// One block per SM: 65,536 registers, 168 each at launch for 384 threads (a multiple of 8), 255 (a
+// thread's most) for a narrow tiling's 256. The producer keeps PRODUCER_REGISTERS and the consumers
 // take what it frees; all must fit in what the launch gave, or a consumer's setmaxnreg.inc waits
 // forever for registers.
 template <typename Tiling>
@@ -73,7 +73,7 @@ constexpr int CONSUMER_REGISTERS = 232;
 // The schedule is static, so the stages carry no tile label: every role walks it on its own.
 template <typename T, typename Tiling>
 struct SharedStorage {
-  alignas(hopper::swizzle_atom_bytes) T a[Tiling::STAGES][Tiling::BM * BK];  // BM rows of P per stage, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T a[Tiling::STAGES][Tiling::BM * BK];  // BM rows of P a stage, K-major, swizzled
   alignas(hopper::swizzle_atom_bytes) T b[Tiling::STAGES][Tiling::BN * BK];  // BN rows of Q per stage
   // C boxes, swizzled. A swapped tiling's whole C tile is one box per consumer: BN rows of C (of
   // its M) by the consumer's 64 rows of D (of C's N).
