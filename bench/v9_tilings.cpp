@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   const L2Flush flush;
   hopper::TileQueue queue;
   std::printf("%6s %6s %6s %10s", "M", "N", "K", "cuBLAS ms");
-  for (Tile t : menu) std::printf(" %8s", v9_stream_k::name(t));
+  for (Tile t : menu) std::printf(" %9s", v9_stream_k::name(t));
   std::printf("  %s\n", "choose (ratio to cuBLAS; > 1 is faster)");
   for (int m : ms)
     for (size_t l = 0; l < layers.size(); l += 2) {
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
       const Samples ms_of = time_rounds(launches, iters);
       const double cublas_ms = summarize(ms_of[1]).median;
       std::printf("%6d %6d %6d %10.4f", m, n, k, cublas_ms);
-      for (size_t i = 0; i < std::size(menu); ++i) std::printf(" %8.3f", cublas_ms / summarize(ms_of[3 + 2 * i]).median);
+      for (size_t i = 0; i < std::size(menu); ++i) std::printf(" %9.3f", cublas_ms / summarize(ms_of[3 + 2 * i]).median);
       std::printf("  %s\n", v9_stream_k::name(v9_stream_k::choose(m, n, k)));
     }
   return 0;
