@@ -11,6 +11,7 @@
 // Everything else (the clusters, the multicast loads, the deferred store) is v8's.
 #include <cuda.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -60,7 +61,7 @@ constexpr int C_COLS = hopper::swizzle_bytes / 2;
 // take what it frees; all must fit in what the launch gave, or a consumer's setmaxnreg.inc waits
 // forever for registers.
 template <typename Tiling>
-constexpr int LAUNCH_REGISTERS = 65536 / THREADS<Tiling> / 8 * 8 < 255 ? 65536 / THREADS<Tiling> / 8 * 8 : 255;
+constexpr int LAUNCH_REGISTERS = std::min(65536 / THREADS<Tiling> / 8 * 8, 255);
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = 232;
 // [/region:registers]
