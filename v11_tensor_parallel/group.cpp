@@ -1,0 +1,120 @@
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "common/check.h"
+#include "v11_tensor_parallel/nccl_check.h"
+#include "v11_tensor_parallel/tensor_parallel.h"
+
+namespace v11_tensor_parallel {
+
+namespace {
+
+// Makes `device` current until the scope ends, then restores the caller's: the group's
+// constructor and destructor leave the calling thread as they found it.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) {
+    CUDA_CHECK(cudaGetDevice(&previous_));
+    CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~OnDevice() { cudaSetDevice(previous_); }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+}  // namespace
+
+const char* form_name(Form f) {
+  switch (f) {
+    case Form::sequential:
+      return "sequential";
+    case Form::chunked:
+      return "chunked";
+    case Form::storer:
+      return "storer";
+  }
+  return "?";
+}
+
+Group::Group(const std::vector<int>& devices, std::size_t buffer_bytes) {
+  const int ranks = int(devices.size());
+  if (ranks < 1) throw std::invalid_argument("v11_tensor_parallel: a group needs at least one device");
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  for (int d : devices)
+    if (d < 0 || d >= count)
+      throw std::invalid_argument("v11_tensor_parallel: device " + std::to_string(d) +
+                                  " does not exist (this machine has " + std::to_string(count) + ")");
+  std::vector<int> sorted = devices;
+  std::sort(sorted.begin(), sorted.end());
+  loopback_ = ranks > 1 && sorted.front() == sorted.back();
+  if (!loopback_ && std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw std::invalid_argument(
+        "v11_tensor_parallel: a device is listed twice: list each GPU once, or one GPU for every "
+        "rank (the loopback group)");
+
+  std::vector<ncclComm_t> comms(ranks, nullptr);
+  if (!loopback_) NCCL_CHECK(ncclCommInitAll(comms.data(), ranks, devices.data()));
+  std::vector<void*> buffers(ranks);
+  std::vector<int*> semaphores(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    auto rank = std::make_unique<Rank>();
+    rank->index_ = r;
+    rank->ranks_ = ranks;
+    rank->device_ = devices[r];
+    rank->comm_ = comms[r];
+    rank->buffer_bytes_ = buffer_bytes;
+    OnDevice on(devices[r]);
+    CUDA_CHECK(cudaStreamCreateWithFlags(&rank->side_, cudaStreamNonBlocking));
+    rank->events_.resize(2 + 2 * ranks);
+    for (cudaEvent_t& e : rank->events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CUDA_CHECK(cudaMalloc(&buffers[r], std::max<std::size_t>(buffer_bytes, 16)));
+    // Data arrived: none yet. Room made: the buffer is free for one round of writes.
+    const int initial[2] = {0, 1};
+    CUDA_CHECK(cudaMalloc(&semaphores[r], sizeof(initial)));
+    CUDA_CHECK(cudaMemcpy(semaphores[r], initial, sizeof(initial), cudaMemcpyHostToDevice));
+    ranks_.push_back(std::move(rank));
+  }
+  // Peer access, so that a rank's kernels and copies reach its neighbours' buffers over NVLink.
+  // A loopback group's ranks share one GPU: its own memory, no peer access needed.
+  for (int r = 0; r < ranks; ++r) {
+    Rank& rank = *ranks_[r];
+    rank.buffers_ = buffers;
+    rank.semaphores_ = semaphores;
+    rank.peer_access_ = true;
+    if (loopback_) continue;
+    OnDevice on(rank.device_);
+    for (int p = 0; p < ranks; ++p) {
+      if (p == r) continue;
+      int can = 0;
+      CUDA_CHECK(cudaDeviceCanAccessPeer(&can, rank.device_, devices[p]));
+      if (!can) {
+        rank.peer_access_ = false;
+        continue;
+      }
+      const cudaError_t e = cudaDeviceEnablePeerAccess(devices[p], 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled)
+        cudaGetLastError();  // enabled by an earlier group: the state we want
+      else
+        CUDA_CHECK(e);
+    }
+  }
+}
+
+Group::~Group() {
+  for (auto& rank : ranks_) {
+    OnDevice on(rank->device_);
+    cudaDeviceSynchronize();
+    if (rank->comm_) ncclCommDestroy(rank->comm_);
+    for (cudaEvent_t e : rank->events_) cudaEventDestroy(e);
+    cudaStreamDestroy(rank->side_);
+    cudaFree(rank->buffers_[rank->index_]);
+    cudaFree(rank->semaphores_[rank->index_]);
+  }
+}
+
+}  // namespace v11_tensor_parallel

@@ -1,0 +1,366 @@
+// build/bin/v11_tensor_parallel: Llama-3 70B's tensor-parallel layers, the three forms against the
+// GEMM alone and the communication alone, one thread per rank.
+//
+//   v11_tensor_parallel [--devices 0,1] [--dtype fp16|bf16] [--m 2048,8192,32768] [--iters 10]
+//                       [--out FILE.json]
+//   v11_tensor_parallel --chunk-cost P [--m ...]   no communication: the chunked forms' GEMMs for
+//                                                   P ranks against the GEMM alone, on one GPU
+// Each rank times its own launches; a row is the median over the iterations of the slowest rank.
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/check.h"
+#include "common/harness/cli.h"
+#include "common/harness/device_buffer.h"
+#include "common/harness/fill.h"
+#include "common/harness/gpu.h"
+#include "common/harness/results.h"
+#include "common/harness/stats.h"
+#include "v11_tensor_parallel/nccl_check.h"
+#include "v11_tensor_parallel/signals.h"
+#include "v11_tensor_parallel/tensor_parallel.h"
+#include "v9_stream_k/matmul.h"
+
+namespace tp = v11_tensor_parallel;
+
+namespace {
+
+// Llama-3 70B's layers that tensor parallelism splits, with their full (unsplit) sizes.
+struct Layer {
+  const char* name;
+  bool column;  // column-parallel (N split), else row-parallel (K split)
+  int n, k;
+};
+constexpr Layer layers[] = {
+    {"gate_up", true, 57344, 8192},
+    {"down", false, 8192, 28672},
+    {"o_proj", false, 8192, 8192},
+};
+
+struct Args {
+  std::vector<int> devices{0};
+  matmul::DType dtype = matmul::DType::fp16;
+  std::vector<int> ms{2048, 8192, 32768};
+  int iters = 10;
+  int chunk_cost = 0;  // P for --chunk-cost, 0 otherwise
+  std::string out;
+};
+
+std::vector<int> parse_list(const std::string& flag, const std::string& text) {
+  std::vector<int> values;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t used = 0;
+    int v = -1;
+    try {
+      v = std::stoi(item, &used);
+    } catch (const std::exception&) {
+    }
+    if (item.empty() || used != item.size() || v < 0)
+      throw std::invalid_argument(flag + " '" + text + "' is invalid: a comma-separated list of non-negative integers");
+    values.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return values;
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument("flag " + flag + " needs a value");
+    const std::string value = argv[++i];
+    if (flag == "--devices") {
+      a.devices = parse_list(flag, value);
+    } else if (flag == "--dtype") {
+      const auto t = matmul::parse_dtype(value);
+      if (!t) throw std::invalid_argument("--dtype '" + value + "' is invalid: fp16 or bf16");
+      a.dtype = *t;
+    } else if (flag == "--m") {
+      a.ms = parse_list(flag, value);
+    } else if (flag == "--iters") {
+      a.iters = parse_list(flag, value).at(0);
+      if (a.iters < 3) throw std::invalid_argument("--iters '" + value + "' is invalid: at least 3");
+    } else if (flag == "--chunk-cost") {
+      a.chunk_cost = parse_list(flag, value).at(0);
+      if (a.chunk_cost < 2) throw std::invalid_argument("--chunk-cost '" + value + "' is invalid: at least 2 ranks");
+    } else if (flag == "--out") {
+      a.out = value;
+    } else {
+      throw std::invalid_argument("unknown flag " + flag + " (--devices, --dtype, --m, --iters, --chunk-cost, --out)");
+    }
+  }
+  const int ranks = a.chunk_cost ? a.chunk_cost : int(a.devices.size());
+  for (int m : a.ms)
+    if (m < ranks || m % ranks != 0)
+      throw std::invalid_argument("--m " + std::to_string(m) + " is invalid: a positive multiple of the " +
+                                  std::to_string(ranks) + " ranks");
+  for (const Layer& l : layers)
+    if ((l.column ? l.n : l.k) % ranks != 0)
+      throw std::invalid_argument(std::string(l.name) + " cannot be split over " + std::to_string(ranks) + " ranks");
+  return a;
+}
+
+// All ranks' threads meet here between timed launches, so that every rank starts together.
+class Barrier {
+ public:
+  explicit Barrier(int count) : count_(count) {}
+  void arrive_and_wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const int generation = generation_;
+    if (++arrived_ == count_) {
+      arrived_ = 0;
+      ++generation_;
+      done_.notify_all();
+    } else {
+      done_.wait(lock, [&] { return generation != generation_; });
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  int count_, arrived_ = 0, generation_ = 0;
+};
+
+// The milliseconds of `iters` launches of `op` on `stream`, after two untimed ones; every rank
+// starts each launch together (barrier) and times its own.
+std::vector<float> time_op(const std::function<void(cudaStream_t)>& op, cudaStream_t stream, Barrier& barrier,
+                           int iters) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<float> ms;
+  for (int i = -2; i < iters; ++i) {
+    barrier.arrive_and_wait();
+    CUDA_CHECK(cudaEventRecord(start, stream));
+    op(stream);
+    CUDA_CHECK(cudaEventRecord(stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    if (i >= 0) ms.push_back(t);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  return ms;
+}
+
+template <typename T>
+void gemm(const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t s) {
+  v9_stream_k::matmul(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), m, n, k, s, nullptr);
+}
+
+// One rank's buffers for one layer and M, filled with random values.
+struct RankData {
+  matmul::DeviceBuffer x, w, y, product;
+};
+
+struct Row {
+  std::string layer, what;
+  int m, n, k, ranks;
+  double ms, tflops, comm_gb;  // comm_gb: bytes each rank receives, for the communication rows
+};
+
+template <typename T>
+void measure(const Args& args, std::vector<Row>& rows) {
+  const int P = int(args.devices.size());
+  size_t buffer = 0;
+  for (const Layer& l : layers)
+    for (int m : args.ms)
+      for (tp::Form f : {tp::Form::sequential, tp::Form::chunked, tp::Form::storer})
+        buffer = std::max(buffer, l.column ? tp::column_buffer_bytes(P, m, l.k) : tp::row_buffer_bytes(P, f, m, l.n));
+  tp::Group group(args.devices, buffer);
+  Barrier barrier(P);
+  constexpr auto type = matmul::dtype_of<T> == matmul::DType::fp16 ? ncclHalf : ncclBfloat16;
+  for (const Layer& l : layers) {
+    const int n = l.column ? l.n / P : l.n, k = l.column ? l.k : l.k / P;  // this rank's shard
+    for (int m : args.ms) {
+      const int part = m / P;
+      std::vector<std::vector<float>> times(P * 5);  // per rank: 3 forms, GEMM alone, communication alone
+      std::vector<std::thread> threads;
+      std::mutex error_mutex;
+      std::string error;
+      for (int r = 0; r < P; ++r)
+        threads.emplace_back([&, r] {
+          try {
+            tp::Rank& rank = group.rank(r);
+            CUDA_CHECK(cudaSetDevice(rank.device()));
+            cudaStream_t stream;
+            CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+            const size_t xs = size_t(m) * k, ws = size_t(n) * k, ys = size_t(l.column ? m : part) * n;
+            RankData d{matmul::DeviceBuffer(xs * 2), matmul::DeviceBuffer(ws * 2), matmul::DeviceBuffer(ys * 2),
+                       matmul::DeviceBuffer(size_t(m) * n * 2)};
+            const float scale = matmul::input_scale(l.k);
+            matmul::fill_uniform(l.column ? rank.buffer() : d.x.get(), xs, matmul::dtype_of<T>, scale, 1 + r, stream);
+            matmul::fill_uniform(d.w.get(), ws, matmul::dtype_of<T>, scale, 100 + r, stream);
+            const T* w = static_cast<const T*>(d.w.get());
+            T* y = static_cast<T*>(d.y.get());
+            int slot = 0;
+            for (tp::Form f : {tp::Form::sequential, tp::Form::chunked, tp::Form::storer}) {
+              const bool runs = f == tp::Form::storer ? rank.has_peer_access() : rank.has_nccl();
+              if (runs)
+                times[r * 5 + slot] = time_op(
+                    [&](cudaStream_t s) {
+                      if (l.column)
+                        tp::column_parallel(rank, f, w, y, m, n, k, s);
+                      else
+                        tp::row_parallel(rank, f, static_cast<const T*>(d.x.get()), w, y, m, n, k, s);
+                    },
+                    stream, barrier, args.iters);
+              else
+                for (int i = 0; i < args.iters + 2; ++i) barrier.arrive_and_wait();  // keep in step
+              ++slot;
+            }
+            // The GEMM alone: this rank's shard of the layer, all m rows.
+            times[r * 5 + 3] = time_op(
+                [&](cudaStream_t s) {
+                  gemm<T>(l.column ? rank.buffer() : d.x.get(), w, l.column ? y : d.product.get(), m, n, k, s);
+                },
+                stream, barrier, args.iters);
+            // The communication alone: NCCL's all-gather (column) or reduce-scatter (row).
+            if (rank.has_nccl())
+              times[r * 5 + 4] = time_op(
+                  [&](cudaStream_t s) {
+                    if (l.column)
+                      NCCL_CHECK(ncclAllGather(static_cast<T*>(rank.buffer()) + size_t(r) * part * k, rank.buffer(),
+                                               size_t(part) * k, type, rank.comm(), s));
+                    else
+                      NCCL_CHECK(
+                          ncclReduceScatter(d.product.get(), y, size_t(part) * n, type, ncclSum, rank.comm(), s));
+                  },
+                  stream, barrier, args.iters);
+            else
+              for (int i = 0; i < args.iters + 2; ++i) barrier.arrive_and_wait();
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            CUDA_CHECK(cudaStreamDestroy(stream));
+          } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            error = "rank " + std::to_string(r) + ": " + e.what();
+            std::fprintf(stderr, "%s\n", error.c_str());
+            std::abort();  // the other ranks wait at the barrier for this one: end the process
+          }
+        });
+      for (auto& t : threads) t.join();
+      const char* names[] = {"sequential", "chunked", "storer", "gemm alone", "communication alone"};
+      const double flops = 2.0 * m * double(n) * k;
+      const double comm_gb = (P - 1) * double(part) * (l.column ? k : n) * 2 / 1e9;
+      for (int slot = 0; slot < 5; ++slot) {
+        if (times[slot].empty()) continue;
+        std::vector<float> slowest(args.iters, 0.f);  // per iteration, the slowest rank
+        for (int r = 0; r < P; ++r)
+          for (int i = 0; i < args.iters; ++i) slowest[i] = std::max(slowest[i], times[r * 5 + slot][i]);
+        const double ms = matmul::summarize(slowest).median;
+        rows.push_back({l.name, names[slot], m, n, k, P, ms, slot < 4 ? flops / ms / 1e9 : 0, slot == 4 ? comm_gb : 0});
+        const Row& row = rows.back();
+        std::printf("%-8s %-6s M %6d  N %6d  K %6d  %-20s %9.3f ms", row.layer.c_str(), l.column ? "column" : "row", m,
+                    n, k, names[slot], ms);
+        if (slot < 4) std::printf("  %7.1f TFLOPS", row.tflops);
+        if (slot == 4) std::printf("  %6.1f GB/s received by each rank", comm_gb / ms * 1e3);
+        std::printf("\n");
+        std::fflush(stdout);
+      }
+    }
+  }
+}
+
+// --chunk-cost P: on one GPU, no communication. The chunked forms' launches for P ranks (column: P
+// GEMMs of M/P rows; row: P GEMMs of M/P rows and P − 1 sums) against one GEMM of the rank's shard.
+template <typename T>
+void chunk_cost(const Args& args, std::vector<Row>& rows) {
+  const int P = args.chunk_cost;
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  Barrier alone(1);
+  for (const Layer& l : layers) {
+    const int n = l.column ? l.n / P : l.n, k = l.column ? l.k : l.k / P;
+    for (int m : args.ms) {
+      const int part = m / P;
+      matmul::DeviceBuffer x(size_t(m) * k * 2), w(size_t(n) * k * 2), y(size_t(m) * n * 2), sum(size_t(part) * n * 2);
+      matmul::fill_uniform(x.get(), size_t(m) * k, matmul::dtype_of<T>, matmul::input_scale(l.k), 1, stream);
+      matmul::fill_uniform(w.get(), size_t(n) * k, matmul::dtype_of<T>, matmul::input_scale(l.k), 2, stream);
+      const auto one = [&](cudaStream_t s) { gemm<T>(x.get(), w.get(), y.get(), m, n, k, s); };
+      const auto chunks = [&](cudaStream_t s) {
+        for (int b = 0; b < P; ++b) {
+          T* out = static_cast<T*>(y.get()) + size_t(b) * part * n;
+          gemm<T>(static_cast<const T*>(x.get()) + size_t(b) * part * k, w.get(), out, part, n, k, s);
+          if (!l.column && b > 0) tp::add(static_cast<T*>(sum.get()), out, out - size_t(part) * n, size_t(part) * n, s);
+        }
+      };
+      // Interleaved, so that clock changes hit both alike.
+      std::vector<float> a, b;
+      for (int i = 0; i < args.iters; ++i) {
+        a.push_back(time_op(one, stream, alone, 1).at(0));
+        b.push_back(time_op(chunks, stream, alone, 1).at(0));
+      }
+      const double ta = matmul::summarize(a).median, tb = matmul::summarize(b).median;
+      const double flops = 2.0 * m * double(n) * k;
+      rows.push_back({l.name, "gemm alone", m, n, k, P, ta, flops / ta / 1e9, 0});
+      rows.push_back({l.name, "chunked gemms", m, n, k, P, tb, flops / tb / 1e9, 0});
+      std::printf("%-8s M %6d  N %6d  K %6d  P %d  gemm alone %8.3f ms  chunked %8.3f ms  cost %+5.1f%%\n", l.name, m,
+                  n, k, P, ta, tb, 100.0 * (tb / ta - 1));
+      std::fflush(stdout);
+    }
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+void write_json(const Args& args, const std::vector<Row>& rows) {
+  nlohmann::json j;
+  const matmul::DeviceInfo d = matmul::query_device();
+  j["gpu"] = d.name;
+  j["git"] = matmul::git_commit();
+  j["dtype"] = matmul::dtype_name(args.dtype);
+  j["devices"] = args.devices;
+  for (const Row& r : rows)
+    j["rows"].push_back({{"layer", r.layer},
+                         {"what", r.what},
+                         {"m", r.m},
+                         {"n", r.n},
+                         {"k", r.k},
+                         {"ranks", r.ranks},
+                         {"ms", r.ms},
+                         {"tflops", r.tflops},
+                         {"comm_gb", r.comm_gb}});
+  std::ofstream(args.out) << j.dump(1) << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  try {
+    args = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "v11_tensor_parallel: %s\n", e.what());
+    return matmul::exit_bad_arguments;
+  }
+  try {
+    matmul::require_hopper(matmul::query_device());
+    std::vector<Row> rows;
+    const bool fp16 = args.dtype == matmul::DType::fp16;
+    if (args.chunk_cost)
+      fp16 ? chunk_cost<__half>(args, rows) : chunk_cost<__nv_bfloat16>(args, rows);
+    else
+      fp16 ? measure<__half>(args, rows) : measure<__nv_bfloat16>(args, rows);
+    if (!args.out.empty()) write_json(args, rows);
+  } catch (const matmul::NoUsableGpu& e) {
+    std::fprintf(stderr, "v11_tensor_parallel: %s\n", e.what());
+    return matmul::exit_no_gpu;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "v11_tensor_parallel: %s\n", e.what());
+    return matmul::exit_failed;
+  }
+  return matmul::exit_pass;
+}
