@@ -135,7 +135,10 @@ void check_layer(tp::Group& group, tp::Form form, bool column, DType t, int m, i
       CUDA_CHECK(cudaMemcpy(cases[r].ref.get(), static_cast<float*>(full_ref.get()) + size_t(r) * part * n, y_count * 4,
                             cudaMemcpyDefault));
   }
-  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int r = 0; r < P; ++r) {  // the ranks' streams do not wait for the default stream's fills
+    CUDA_CHECK(cudaSetDevice(group.rank(r).device()));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
 
   // Three calls, then a graph of one call replayed twice: each run into a freshly poisoned y.
   const std::vector<std::string> errors = on_every_rank(group, [&](tp::Rank& rank) {

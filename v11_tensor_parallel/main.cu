@@ -6,8 +6,11 @@
 //   v11_tensor_parallel --chunk-cost P [--m ...]   no communication: the chunked forms' GEMMs for
 //                                                   P ranks against the GEMM alone, on one GPU
 // Each rank times its own launches; a row is the median over the iterations of the slowest rank.
+#include <unistd.h>
+
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -96,6 +99,10 @@ Args parse(int argc, char** argv) {
       a.chunk_cost = parse_list(flag, value).at(0);
       if (a.chunk_cost < 2) throw std::invalid_argument("--chunk-cost '" + value + "' is invalid: at least 2 ranks");
     } else if (flag == "--out") {
+      const std::filesystem::path folder = std::filesystem::absolute(value).parent_path();
+      if (!std::filesystem::is_directory(folder) || access(folder.c_str(), W_OK) != 0)
+        throw std::invalid_argument("--out '" + value + "' is invalid: its folder " + folder.string() +
+                                    " is not a folder this process can write");
       a.out = value;
     } else {
       throw std::invalid_argument("unknown flag " + flag + " (--devices, --dtype, --m, --iters, --chunk-cost, --out)");
