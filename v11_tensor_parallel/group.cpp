@@ -79,23 +79,26 @@ Group::Group(const std::vector<int>& devices, std::size_t buffer_bytes) {
     CUDA_CHECK(cudaMemcpy(semaphores[r], initial, sizeof(initial), cudaMemcpyHostToDevice));
     ranks_.push_back(std::move(rank));
   }
-  // Peer access, so that a rank's kernels and copies reach its neighbours' buffers over NVLink.
+  // Peer access, so that a rank's kernels and copies reach its neighbours' buffers over NVLink,
+  // for the whole group or not at all (a rank without it could not take part in a storer call).
   // A loopback group's ranks share one GPU: its own memory, no peer access needed.
+  bool peer_access = true;
+  for (int r = 0; r < ranks && !loopback_; ++r)
+    for (int p = 0; p < ranks; ++p) {
+      int can = 0;
+      if (p != r) CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices[r], devices[p]));
+      if (p != r && !can) peer_access = false;
+    }
   for (int r = 0; r < ranks; ++r) {
     Rank& rank = *ranks_[r];
     rank.buffers_ = buffers;
     rank.semaphores_ = semaphores;
-    rank.peer_access_ = true;
-    if (loopback_) continue;
+    rank.peer_access_ = peer_access;
+    rank.loopback_ = loopback_;
+    if (loopback_ || !peer_access) continue;
     OnDevice on(rank.device_);
     for (int p = 0; p < ranks; ++p) {
       if (p == r) continue;
-      int can = 0;
-      CUDA_CHECK(cudaDeviceCanAccessPeer(&can, rank.device_, devices[p]));
-      if (!can) {
-        rank.peer_access_ = false;
-        continue;
-      }
       const cudaError_t e = cudaDeviceEnablePeerAccess(devices[p], 0);
       if (e == cudaErrorPeerAccessAlreadyEnabled)
         cudaGetLastError();  // enabled by an earlier group: the state we want

@@ -36,11 +36,18 @@ std::size_t slot_elements(int rows, int n) { return (std::size_t(rows) * n + 127
 
 // The communication of one call. The chunked form's runs on the rank's side stream, forked from
 // and joined back into the caller's; the storer form's writes go straight into the neighbour's
-// buffer, and semaphores (signals.h) say when data has arrived and when a buffer may be written
-// again. In the ring every rank sends to the next (index + 1) and receives from the previous.
+// buffer, and semaphores (signals.h) say when data has arrived. In the ring every rank sends to
+// the next (index + 1) and receives from the previous.
+//
+// Room: in a group whose ranks can write each other's memory, every call of every form starts by
+// waiting until the next rank has made room (it has finished with its buffer: its last call has
+// ended) and ends by making room for the previous one. So a storer call never writes into a buffer
+// that the neighbour's previous call, in any form, still reads; and each call takes one and gives one.
 class Ring {
  public:
-  Ring(Rank& rank, Form form, cudaStream_t stream) : rank_(rank), nccl_(form != Form::storer), stream_(stream) {
+  Ring(Rank& rank, Form form, cudaStream_t stream)
+      : rank_(rank), nccl_(form != Form::storer), rooms_(rank.ranks_ > 1 && rank.peer_access_), stream_(stream) {
+    if (rooms_) wait(&rank_.semaphores_[rank_.index_][1], stream_);
     CUDA_CHECK(cudaEventRecord(rank_.events_[0], stream_));
     CUDA_CHECK(cudaStreamWaitEvent(rank_.side_, rank_.events_[0]));
   }
@@ -57,8 +64,6 @@ class Ring {
     return reinterpret_cast<T*>(static_cast<char*>(rank_.buffers_[next()]) + offset);
   }
 
-  // Storer form: `on` waits until the next rank has made room (it has read the last call's data).
-  void await_room(cudaStream_t on) const { wait(&rank_.semaphores_[rank_.index_][1], on); }
   // Storer form: what `on` wrote into the next rank's buffer has all landed; tell it.
   void announce(cudaStream_t on) const { signal(&rank_.semaphores_[next()][0], on); }
   // Storer form: `on` waits until the previous rank has announced one more arrival.
@@ -82,8 +87,7 @@ class Ring {
       NCCL_CHECK(ncclSend(send, count, type, next(), rank_.comm_, side));
       NCCL_CHECK(ncclRecv(receive, count, type, previous(), rank_.comm_, side));
       NCCL_CHECK(ncclGroupEnd());
-    } else {
-      if (step_ == 0) await_room(side);  // the first write of the call into the next rank's buffer
+    } else {  // the copy engine writes the neighbour's buffer; no SM is needed for the bytes
       CUDA_CHECK(cudaMemcpyAsync(in_next(landing), send, bytes, cudaMemcpyDeviceToDevice, side));
       announce(side);
       await_data(side);
@@ -95,18 +99,18 @@ class Ring {
   // The caller's stream waits for step `s` (1 … P − 1) to have arrived.
   void arrived(int s) const { CUDA_CHECK(cudaStreamWaitEvent(stream_, rank_.events_[3 + 2 * (s - 1)])); }
 
-  // Joins the side stream back; with the storer form, once the caller's stream has read all it
-  // received, tells the previous rank that its next call may write here again.
+  // Joins the side stream back; once the caller's stream has read all it received, makes room
+  // for the previous rank's next call.
   void close() {
     cudaEvent_t join = rank_.events_[1];
     CUDA_CHECK(cudaEventRecord(join, rank_.side_));
     CUDA_CHECK(cudaStreamWaitEvent(stream_, join));
-    if (!nccl_ && rank_.ranks_ > 1) signal(&rank_.semaphores_[previous()][1], stream_);
+    if (rooms_) signal(&rank_.semaphores_[previous()][1], stream_);
   }
 
  private:
   Rank& rank_;
-  bool nccl_;
+  bool nccl_, rooms_;
   cudaStream_t stream_;
   int step_ = 0;  // exchanges so far
 };
@@ -114,7 +118,7 @@ class Ring {
 namespace {
 
 // What every call checks before it launches anything.
-void validate(const Rank& rank, Form form, const matmul::Shape& s, std::size_t buffer_needed) {
+void validate(const Rank& rank, Form form, const matmul::Shape& s, std::size_t buffer_needed, cudaStream_t stream) {
   const std::string where = "v11_tensor_parallel rank " + std::to_string(rank.index()) + ": ";
   matmul::validate_shape(s);
   if (s.m % rank.ranks() != 0)
@@ -129,6 +133,10 @@ void validate(const Rank& rank, Form form, const matmul::Shape& s, std::size_t b
   if (form != Form::storer && !rank.has_nccl())
     throw std::invalid_argument(where + "the " + form_name(form) +
                                 " form needs NCCL, and a loopback group has none: only the storer form runs there");
+  if (rank.loopback() && (stream == nullptr || stream == cudaStreamLegacy))
+    throw std::invalid_argument(where +
+                                "the loopback group's ranks share one GPU, and each waits for the others on "
+                                "its stream: give each rank a stream of its own, not the legacy default stream");
   if (form == Form::storer && !rank.has_peer_access())
     throw std::invalid_argument(where +
                                 "the storer form writes into the neighbours' memory, and this GPU has no peer "
@@ -140,7 +148,7 @@ void validate(const Rank& rank, Form form, const matmul::Shape& s, std::size_t b
 
 template <typename T>
 void column(Rank& rank, Form form, const T* w, T* y, int m, int n, int k, cudaStream_t stream) {
-  validate(rank, form, {m, n, k}, column_buffer_bytes(rank.ranks(), m, k));
+  validate(rank, form, {m, n, k}, column_buffer_bytes(rank.ranks(), m, k), stream);
   matmul::validate_operands(rank.buffer(), w, y);
   const int P = rank.ranks(), r = rank.index(), rows = m / P;
   if (form != Form::sequential && std::size_t(rows) * n % 8 != 0)
@@ -151,12 +159,13 @@ void column(Rank& rank, Form form, const T* w, T* y, int m, int n, int k, cudaSt
   T* x = static_cast<T*>(rank.buffer());
   const auto block = [&](int b) { return x + std::size_t(b) * rows * k; };
   const auto out = [&](int b) { return y + std::size_t(b) * rows * n; };
+  Ring ring(rank, form, stream);
   if (form == Form::sequential) {  // (a) gather all of x, in place, then one GEMM
     NCCL_CHECK(ncclAllGather(block(r), x, std::size_t(rows) * k, nccl_type<T>, rank.comm(), stream));
-    return gemm<T>(x, w, y, m, n, k, stream);
+    gemm<T>(x, w, y, m, n, k, stream);
+    return ring.close();
   }
   // (b), (c): this rank's rows first, while the ring brings the others, one block a step.
-  Ring ring(rank, form, stream);
   gemm<T>(block(r), w, out(r), rows, n, k, stream);
   for (int s = 1; s < P; ++s) {
     T* sent = block(column_block_sent(r, s, P));
@@ -170,14 +179,15 @@ void column(Rank& rank, Form form, const T* w, T* y, int m, int n, int k, cudaSt
 
 template <typename T>
 void row(Rank& rank, Form form, const T* x, const T* w, T* y, int m, int n, int k, cudaStream_t stream) {
-  validate(rank, form, {m, n, k}, row_buffer_bytes(rank.ranks(), form, m, n));
+  validate(rank, form, {m, n, k}, row_buffer_bytes(rank.ranks(), form, m, n), stream);
   matmul::validate_operands(x, w, y);
   const int P = rank.ranks(), r = rank.index(), rows = m / P;
   T* buffer = static_cast<T*>(rank.buffer());
+  Ring ring(rank, form, stream);
   if (form == Form::sequential) {  // (a) the whole partial product, then NCCL's reduce-scatter
     gemm<T>(x, w, buffer, m, n, k, stream);
     NCCL_CHECK(ncclReduceScatter(buffer, y, std::size_t(rows) * n, nccl_type<T>, ncclSum, rank.comm(), stream));
-    return;
+    return ring.close();
   }
   // (b), (c): the ring. Slot s − 1 receives step s's sum from the previous rank, slot P − 1 holds
   // this rank's own partial product, and (chunked) slot P − 1 + s the sum this rank sends at step s.
@@ -186,13 +196,11 @@ void row(Rank& rank, Form form, const T* x, const T* w, T* y, int m, int n, int 
   T* product = buffer + (P - 1) * slot;
   const auto sent = [&](int s) { return buffer + (P - 1 + s) * slot; };
   const std::size_t count = std::size_t(rows) * n;
-  Ring ring(rank, form, stream);
   for (int s = 1; s <= P; ++s) {
     const T* x_block = x + std::size_t(row_block(r, s, P)) * rows * k;
     // Where this step's sum goes: at the last step y; before, the storer writes it straight into
     // the next rank's slot, the chunked form into its own slot for NCCL to send.
     T* target = s == P ? y : form == Form::storer ? ring.in_next(received(s)) : sent(s);
-    if (form == Form::storer && s == 1 && P > 1) ring.await_room(stream);
     if (s == 1) {
       gemm<T>(x_block, w, target, rows, n, k, stream);  // the storer's TMA stores cross NVLink here
     } else {

@@ -10,6 +10,7 @@
 
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -206,11 +207,17 @@ void measure(const Args& args, std::vector<Row>& rows) {
             CUDA_CHECK(cudaSetDevice(rank.device()));
             cudaStream_t stream;
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-            const size_t xs = size_t(m) * k, ws = size_t(n) * k, ys = size_t(l.column ? m : part) * n;
-            RankData d{matmul::DeviceBuffer(xs * 2), matmul::DeviceBuffer(ws * 2), matmul::DeviceBuffer(ys * 2),
-                       matmul::DeviceBuffer(size_t(m) * n * 2)};
+            // Column: x is in the rank's buffer, which the rank fills with its own rows only (the
+            // others belong to the ring). Row: x, and the full partial product for (a) and NCCL alone.
+            const size_t ws = size_t(n) * k, ys = size_t(l.column ? m : part) * n;
+            RankData d{matmul::DeviceBuffer(l.column ? 16 : size_t(m) * k * 2), matmul::DeviceBuffer(ws * 2),
+                       matmul::DeviceBuffer(ys * 2), matmul::DeviceBuffer(l.column ? 16 : size_t(m) * n * 2)};
             const float scale = matmul::input_scale(l.k);
-            matmul::fill_uniform(l.column ? rank.buffer() : d.x.get(), xs, matmul::dtype_of<T>, scale, 1 + r, stream);
+            if (l.column)
+              matmul::fill_uniform(static_cast<T*>(rank.buffer()) + size_t(r) * part * k, size_t(part) * k,
+                                   matmul::dtype_of<T>, scale, 1 + r, stream);
+            else
+              matmul::fill_uniform(d.x.get(), size_t(m) * k, matmul::dtype_of<T>, scale, 1 + r, stream);
             matmul::fill_uniform(d.w.get(), ws, matmul::dtype_of<T>, scale, 100 + r, stream);
             const T* w = static_cast<const T*>(d.w.get());
             T* y = static_cast<T*>(d.y.get());
@@ -346,6 +353,10 @@ void write_json(const Args& args, const std::vector<Row>& rows) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any CUDA call: no NVLink multicast (nothing here needs it, and the machines this course
+  // runs on forbid it), and hardware queues enough for two streams a rank when ranks share a GPU.
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   Args args;
   try {
     args = parse(argc, argv);

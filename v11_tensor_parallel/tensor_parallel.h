@@ -4,11 +4,15 @@
 // A Group is made once, from one thread, for P ranks: one per device listed. Each rank is then
 // driven by a thread of its own (a rank's calls from one thread at a time, in stream order), which
 // makes its device current and calls the layers below with that rank: every rank of the group must
-// make the same calls, with the same sizes, in the same order, as with any collective.
+// make the same calls, with the same sizes, in the same order, as with any collective. Forms may be
+// mixed from call to call. A call that throws does so before it launches anything, except for a
+// CUDA or NCCL failure, after which the group is unusable (its ranks may wait for each other).
 //
 // Listing one device P times is the loopback group: P ranks on one GPU, each with its own buffers.
 // It has no NCCL (NCCL refuses two ranks on one device), so only the storer form runs there; it
-// exists to test the chunks, the rings and the flags on a machine with one GPU.
+// exists to test the chunks, the rings and the semaphores on a machine with one GPU. Each rank
+// needs a stream of its own, and the process enough hardware queues for two streams a rank
+// (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default): a semaphore's wait holds up its queue.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -38,7 +42,8 @@ class Rank {
   int device() const { return device_; }
   ncclComm_t comm() const { return comm_; }  // null in a loopback group
   bool has_nccl() const { return comm_ != nullptr; }
-  bool has_peer_access() const { return peer_access_; }
+  bool has_peer_access() const { return peer_access_; }  // the same for every rank of a group
+  bool loopback() const { return loopback_; }
   // The rank's symmetric buffer: every rank has one of the same size, at an address each peer
   // knows. A column-parallel layer's input x lives at its start (the caller writes its own rows).
   void* buffer() const { return buffers_[index_]; }
@@ -49,7 +54,8 @@ class Rank {
   friend class Ring;  // layers.cu: a call's communication
   int index_ = 0, ranks_ = 1, device_ = 0;
   ncclComm_t comm_ = nullptr;
-  bool peer_access_ = false;  // this rank may write its neighbours' buffers (the storer form)
+  bool peer_access_ = false;  // every rank may write every other rank's buffer (the storer form)
+  bool loopback_ = false;
   cudaStream_t side_ = nullptr;  // the communication's stream in the chunked forms
   std::vector<cudaEvent_t> events_;  // the fork, the join, and two per ring step
   std::vector<void*> buffers_;  // every rank's symmetric buffer, at addresses valid here
