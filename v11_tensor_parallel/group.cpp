@@ -57,27 +57,39 @@ Group::Group(const std::vector<int>& devices, std::size_t buffer_bytes) {
         "v11_tensor_parallel: a device is listed twice: list each GPU once, or one GPU for every "
         "rank (the loopback group)");
 
-  std::vector<ncclComm_t> comms(ranks, nullptr);
-  if (!loopback_) NCCL_CHECK(ncclCommInitAll(comms.data(), ranks, devices.data()));
+  // The ranks first, each owning what is made for it from then on: a throw part-way frees it all.
+  for (int r = 0; r < ranks; ++r) {
+    ranks_.push_back(std::make_unique<Rank>());
+    Rank& rank = *ranks_.back();
+    rank.index_ = r;
+    rank.ranks_ = ranks;
+    rank.device_ = devices[r];
+    rank.buffer_bytes_ = buffer_bytes;
+    rank.buffers_.assign(ranks, nullptr);
+    rank.semaphores_.assign(ranks, nullptr);
+    rank.events_.assign(2 + 2 * ranks, nullptr);
+  }
+  if (!loopback_) {
+    std::vector<ncclComm_t> comms(ranks, nullptr);
+    NCCL_CHECK(ncclCommInitAll(comms.data(), ranks, devices.data()));
+    for (int r = 0; r < ranks; ++r) ranks_[r]->comm_ = comms[r];
+  }
+  for (auto& rank : ranks_) {
+    const int r = rank->index_;
+    OnDevice on(rank->device_);
+    CUDA_CHECK(cudaStreamCreateWithFlags(&rank->side_, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : rank->events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CUDA_CHECK(cudaMalloc(&rank->buffers_[r], std::max<std::size_t>(buffer_bytes, 16)));
+    // Data arrived: none yet. Room made: the buffer is free for one round of writes.
+    const int initial[2] = {0, 1};
+    CUDA_CHECK(cudaMalloc(&rank->semaphores_[r], sizeof(initial)));
+    CUDA_CHECK(cudaMemcpy(rank->semaphores_[r], initial, sizeof(initial), cudaMemcpyHostToDevice));
+  }
   std::vector<void*> buffers(ranks);
   std::vector<int*> semaphores(ranks);
   for (int r = 0; r < ranks; ++r) {
-    auto rank = std::make_unique<Rank>();
-    rank->index_ = r;
-    rank->ranks_ = ranks;
-    rank->device_ = devices[r];
-    rank->comm_ = comms[r];
-    rank->buffer_bytes_ = buffer_bytes;
-    OnDevice on(devices[r]);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&rank->side_, cudaStreamNonBlocking));
-    rank->events_.resize(2 + 2 * ranks);
-    for (cudaEvent_t& e : rank->events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    CUDA_CHECK(cudaMalloc(&buffers[r], std::max<std::size_t>(buffer_bytes, 16)));
-    // Data arrived: none yet. Room made: the buffer is free for one round of writes.
-    const int initial[2] = {0, 1};
-    CUDA_CHECK(cudaMalloc(&semaphores[r], sizeof(initial)));
-    CUDA_CHECK(cudaMemcpy(semaphores[r], initial, sizeof(initial), cudaMemcpyHostToDevice));
-    ranks_.push_back(std::move(rank));
+    buffers[r] = ranks_[r]->buffers_[r];
+    semaphores[r] = ranks_[r]->semaphores_[r];
   }
   // Peer access, so that a rank's kernels and copies reach its neighbours' buffers over NVLink,
   // for the whole group or not at all (a rank without it could not take part in a storer call).
@@ -108,16 +120,20 @@ Group::Group(const std::vector<int>& devices, std::size_t buffer_bytes) {
   }
 }
 
-Group::~Group() {
-  for (auto& rank : ranks_) {
-    OnDevice on(rank->device_);
-    cudaDeviceSynchronize();
-    if (rank->comm_) ncclCommDestroy(rank->comm_);
-    for (cudaEvent_t e : rank->events_) cudaEventDestroy(e);
-    cudaStreamDestroy(rank->side_);
-    cudaFree(rank->buffers_[rank->index_]);
-    cudaFree(rank->semaphores_[rank->index_]);
-  }
+Rank::~Rank() {
+  int previous = 0;
+  cudaGetDevice(&previous);
+  cudaSetDevice(device_);
+  cudaDeviceSynchronize();  // nothing of this rank still runs on what is freed here
+  if (comm_) ncclCommDestroy(comm_);
+  for (cudaEvent_t e : events_)
+    if (e) cudaEventDestroy(e);
+  if (side_) cudaStreamDestroy(side_);
+  if (!buffers_.empty()) cudaFree(buffers_[index_]);
+  if (!semaphores_.empty()) cudaFree(semaphores_[index_]);
+  cudaSetDevice(previous);
 }
+
+Group::~Group() = default;
 
 }  // namespace v11_tensor_parallel

@@ -37,6 +37,11 @@ const char* form_name(Form f);
 // two groups, or two threads driving two ranks, share nothing.
 class Rank {
  public:
+  Rank() = default;
+  ~Rank();  // frees what the rank owns: its communicator, stream, events, buffer and semaphores
+  Rank(const Rank&) = delete;
+  Rank& operator=(const Rank&) = delete;
+
   int index() const { return index_; }
   int ranks() const { return ranks_; }
   int device() const { return device_; }
@@ -58,8 +63,8 @@ class Rank {
   bool loopback_ = false;
   cudaStream_t side_ = nullptr;  // the communication's stream in the chunked forms
   std::vector<cudaEvent_t> events_;  // the fork, the join, and two per ring step
-  std::vector<void*> buffers_;  // every rank's symmetric buffer, at addresses valid here
-  std::vector<int*> semaphores_;  // every rank's two counters: data arrived, room made
+  std::vector<void*> buffers_;  // every rank's symmetric buffer, at addresses valid here; [index_] its own
+  std::vector<int*> semaphores_;  // every rank's two counters, data arrived and room made; [index_] its own
   std::size_t buffer_bytes_ = 0;
 };
 
