@@ -25,12 +25,13 @@
 using namespace matmul;
 namespace tp = v11_tensor_parallel;
 
-// Before any CUDA call: no NVLink multicast (the rule of the machines this course runs on), and
-// hardware queues enough for the loopback group's streams, two a rank, never to share one: a
-// semaphore's wait kernel holds up what is queued behind it.
+// Before any CUDA call: no NVLink multicast (the rule of the machines this course runs on),
+// hardware queues enough for the loopback group's streams, two a rank, never to share one (a
+// semaphore's wait kernel holds up what is queued behind it), and every kernel loaded at start.
 static const bool environment_set = [] {
   setenv("NCCL_NVLS_ENABLE", "0", 1);
-  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);  // tensor_parallel.h: no kernel loads behind a waiting one
   return true;
 }();
 
@@ -93,16 +94,21 @@ std::vector<std::string> on_every_rank(tp::Group& group, const std::function<voi
   return errors;
 }
 
-constexpr int eager_runs = 3;  // each on new inputs, queued back to back: no host wait between calls
-constexpr int replays = 2;  // then a graph of one call, on the first run's inputs, replayed twice
+constexpr int replays = 2;  // after the calls, a graph of the first one, on its inputs, replayed twice
 
-// One run's inputs on one rank (column: its rows of x and its W_r; row: its x_r and W_r) and the
+// One call of a sequence: a layer in a form.
+struct Call {
+  tp::Form form;
+  bool column;
+};
+
+// One call's inputs on one rank (column: its rows of x and its W_r; row: its x_r and W_r) and the
 // fp32 value its y must have.
 struct Inputs {
   DeviceBuffer x, w, ref;
 };
 
-// One rank's runs, what its calls read and write, and y as each call left it.
+// One rank's calls' inputs, what the calls read and write, and y as each call left it.
 struct RankCase {
   std::vector<Inputs> runs;
   DeviceBuffer x, w, y;  // column-parallel's x is the rank's buffer instead
@@ -112,41 +118,45 @@ struct RankCase {
   cudaGraphExec_t exec = nullptr;
 };
 
-// The whole layer, checked: `column` or row-parallel, in `form`, for m × n × k per rank (n: the
-// rank's columns of y for column-parallel; k: the rank's columns of x for row-parallel). Every
-// run's inputs are new, so a block left over from the call before, or written into a neighbour's
-// buffer before it had room, makes a wrong result.
-void check_layer(tp::Group& group, tp::Form form, bool column, DType t, int m, int n, int k) {
+// `calls`, each on new inputs, queued back to back on every rank with no host wait between them;
+// then a graph of the first call replayed twice. Each checked against the product of the whole
+// layer, for m × n × k per rank (n: the rank's columns of y for column-parallel; k: the rank's
+// columns of x for row-parallel). A block left over from the call before, or written into a
+// neighbour's buffer before it had room, makes a wrong result.
+void check_calls(tp::Group& group, const std::vector<Call>& calls, DType t, int m, int n, int k) {
   const int P = group.ranks(), part = m / P;
-  const size_t y_count = size_t(column ? m : part) * n, x_count = size_t(column ? part : m) * k;
-  const int full_k = column ? k : k * P;
+  const auto x_count = [&](const Call& c) { return size_t(c.column ? part : m) * k; };
+  const auto y_count = [&](const Call& c) { return size_t(c.column ? m : part) * n; };
   std::vector<RankCase> cases(P);
   for (int r = 0; r < P; ++r) {
     CUDA_CHECK(cudaSetDevice(group.rank(r).device()));
-    cases[r].x = DeviceBuffer(column ? 16 : x_count * 2);
+    cases[r].x = DeviceBuffer(size_t(m) * k * 2);
     cases[r].w = DeviceBuffer(size_t(n) * k * 2);
-    cases[r].y = DeviceBuffer(y_count * 2);
-    for (int i = 0; i < eager_runs + replays; ++i) cases[r].outputs.emplace_back(y_count * 2);
-    // Column: the rows of x other than the rank's own are poison until gathered.
-    if (column) fill_bits(group.rank(r).buffer(), size_t(m) * k, poison_bits);
+    cases[r].y = DeviceBuffer(size_t(m) * n * 2);
+    for (size_t i = 0; i < calls.size() + replays; ++i)
+      cases[r].outputs.emplace_back(y_count(calls[i < calls.size() ? i : 0]) * 2);
+    // The rows of x other than the rank's own are poison until gathered.
+    fill_bits(group.rank(r).buffer(), size_t(m) * k, poison_bits);
   }
-  // Each run's inputs, and its reference: the product of the whole layer on rank 0's device. Column:
+  // Each call's inputs, and its reference: the product of the whole layer on rank 0's device. Column:
   // X (m × k) times each rank's W_r; row: [X_0 … X_P−1] times [W_0 … W_P−1], rank r's rows of it.
-  for (int i = 0; i < eager_runs; ++i) {
+  for (const Call& call : calls) {
+    const int full_k = call.column ? k : k * P;
+    const size_t xs = x_count(call), ys = y_count(call);
     CUDA_CHECK(cudaSetDevice(group.rank(0).device()));
     DeviceBuffer full_x(size_t(m) * full_k * 2), full_w(size_t(n) * full_k * 2), full_ref(size_t(m) * n * 4);
     fill_uniform(full_x.get(), size_t(m) * full_k, t, input_scale(full_k), fresh_seed());
     for (int r = 0; r < P; ++r) {
       CUDA_CHECK(cudaSetDevice(group.rank(r).device()));
-      Inputs in{DeviceBuffer(x_count * 2), DeviceBuffer(size_t(n) * k * 2), DeviceBuffer(y_count * 4)};
+      Inputs in{DeviceBuffer(xs * 2), DeviceBuffer(size_t(n) * k * 2), DeviceBuffer(ys * 4)};
       fill_uniform(in.w.get(), size_t(n) * k, t, input_scale(full_k), fresh_seed());
-      if (column) {
-        CUDA_CHECK(cudaMemcpy(in.x.get(), static_cast<char*>(full_x.get()) + size_t(r) * x_count * 2, x_count * 2,
-                              cudaMemcpyDefault));
+      if (call.column) {
+        CUDA_CHECK(
+            cudaMemcpy(in.x.get(), static_cast<char*>(full_x.get()) + size_t(r) * xs * 2, xs * 2, cudaMemcpyDefault));
         CUDA_CHECK(cudaMemcpy(full_w.get(), in.w.get(), size_t(n) * k * 2, cudaMemcpyDefault));
         CUDA_CHECK(cudaSetDevice(group.rank(0).device()));
         cublas_reference(t, full_x.get(), full_w.get(), static_cast<float*>(full_ref.get()), m, n, k);
-        CUDA_CHECK(cudaMemcpy(in.ref.get(), full_ref.get(), y_count * 4, cudaMemcpyDefault));
+        CUDA_CHECK(cudaMemcpy(in.ref.get(), full_ref.get(), ys * 4, cudaMemcpyDefault));
       } else {
         CUDA_CHECK(cudaMemcpy2D(in.x.get(), size_t(k) * 2, static_cast<char*>(full_x.get()) + size_t(r) * k * 2,
                                 size_t(full_k) * 2, size_t(k) * 2, m, cudaMemcpyDefault));
@@ -155,12 +165,12 @@ void check_layer(tp::Group& group, tp::Form form, bool column, DType t, int m, i
       }
       cases[r].runs.push_back(std::move(in));
     }
-    if (!column) {
+    if (!call.column) {
       CUDA_CHECK(cudaSetDevice(group.rank(0).device()));
       cublas_reference(t, full_x.get(), full_w.get(), static_cast<float*>(full_ref.get()), m, n, full_k);
       for (int r = 0; r < P; ++r)
-        CUDA_CHECK(cudaMemcpy(cases[r].runs[i].ref.get(), static_cast<float*>(full_ref.get()) + size_t(r) * part * n,
-                              y_count * 4, cudaMemcpyDefault));
+        CUDA_CHECK(cudaMemcpy(cases[r].runs.back().ref.get(), static_cast<float*>(full_ref.get()) + size_t(r) * ys,
+                              ys * 4, cudaMemcpyDefault));
     }
   }
   for (int r = 0; r < P; ++r) {  // the ranks' streams do not wait for the default stream's work
@@ -174,42 +184,45 @@ void check_layer(tp::Group& group, tp::Form form, bool column, DType t, int m, i
     RankCase& c = cases[rank.index()];
     CUDA_CHECK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
     cudaStream_t stream = c.stream;
-    const auto load = [&](int i) {  // run i's inputs where the call reads them
-      void* x = column ? static_cast<char*>(rank.buffer()) + size_t(rank.index()) * x_count * 2 : c.x.get();
-      CUDA_CHECK(cudaMemcpyAsync(x, c.runs[i].x.get(), x_count * 2, cudaMemcpyDeviceToDevice, stream));
+    const auto load = [&](size_t i) {  // call i's inputs where it reads them
+      const Call& call = calls[i];
+      void* x = call.column ? static_cast<char*>(rank.buffer()) + rank.index() * x_count(call) * 2 : c.x.get();
+      CUDA_CHECK(cudaMemcpyAsync(x, c.runs[i].x.get(), x_count(call) * 2, cudaMemcpyDeviceToDevice, stream));
       CUDA_CHECK(cudaMemcpyAsync(c.w.get(), c.runs[i].w.get(), size_t(n) * k * 2, cudaMemcpyDeviceToDevice, stream));
     };
-    const auto call = [&] {
+    const auto run = [&](size_t i) {
+      const Call& call = calls[i];
       if (t == DType::fp16) {
         const auto* w = static_cast<const __half*>(c.w.get());
         auto* y = static_cast<__half*>(c.y.get());
-        column ? tp::column_parallel(rank, form, w, y, m, n, k, stream)
-               : tp::row_parallel(rank, form, static_cast<const __half*>(c.x.get()), w, y, m, n, k, stream);
+        call.column ? tp::column_parallel(rank, call.form, w, y, m, n, k, stream)
+                    : tp::row_parallel(rank, call.form, static_cast<const __half*>(c.x.get()), w, y, m, n, k, stream);
       } else {
         const auto* w = static_cast<const __nv_bfloat16*>(c.w.get());
         auto* y = static_cast<__nv_bfloat16*>(c.y.get());
-        column ? tp::column_parallel(rank, form, w, y, m, n, k, stream)
-               : tp::row_parallel(rank, form, static_cast<const __nv_bfloat16*>(c.x.get()), w, y, m, n, k, stream);
+        call.column
+            ? tp::column_parallel(rank, call.form, w, y, m, n, k, stream)
+            : tp::row_parallel(rank, call.form, static_cast<const __nv_bfloat16*>(c.x.get()), w, y, m, n, k, stream);
       }
     };
-    const auto keep = [&](int out) {  // y as this call left it, then poison for the next
-      CUDA_CHECK(cudaMemcpyAsync(c.outputs[out].get(), c.y.get(), y_count * 2, cudaMemcpyDeviceToDevice, stream));
-      fill_bits(c.y.get(), y_count, poison_bits, stream);
+    const auto keep = [&](size_t out, const Call& call) {  // y as this call left it, then poison
+      CUDA_CHECK(cudaMemcpyAsync(c.outputs[out].get(), c.y.get(), y_count(call) * 2, cudaMemcpyDeviceToDevice, stream));
+      fill_bits(c.y.get(), size_t(m) * n, poison_bits, stream);
     };
-    fill_bits(c.y.get(), y_count, poison_bits, stream);
-    for (int i = 0; i < eager_runs; ++i) {
+    fill_bits(c.y.get(), size_t(m) * n, poison_bits, stream);
+    for (size_t i = 0; i < calls.size(); ++i) {
       load(i);
-      call();
-      keep(i);
+      run(i);
+      keep(i, calls[i]);
     }
     CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     load(0);
-    call();
+    run(0);
     CUDA_CHECK(cudaStreamEndCapture(stream, &c.graph));
     CUDA_CHECK(cudaGraphInstantiate(&c.exec, c.graph, 0));
     for (int i = 0; i < replays; ++i) {
       CUDA_CHECK(cudaGraphLaunch(c.exec, stream));
-      keep(eager_runs + i);
+      keep(calls.size() + i, calls[0]);
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
   });
@@ -220,19 +233,25 @@ void check_layer(tp::Group& group, tp::Form form, bool column, DType t, int m, i
     if (c.exec) CUDA_CHECK(cudaGraphExecDestroy(c.exec));
     if (c.graph) CUDA_CHECK(cudaGraphDestroy(c.graph));
     if (c.stream) CUDA_CHECK(cudaStreamDestroy(c.stream));
-    INFO(tp::form_name(form) << (column ? " column" : " row") << "-parallel, " << dtype_name(t) << ", rank " << r
-                             << " of " << P << ", m " << m << " n " << n << " k " << k);
+    INFO(dtype_name(t) << ", rank " << r << " of " << P << ", m " << m << " n " << n << " k " << k);
     REQUIRE(errors[r] == "");
-    for (int i = 0; i < eager_runs + replays; ++i) {
-      INFO("run " << i << " (from " << eager_runs << " on: graph replays of run 0)");
-      const int inputs = i < eager_runs ? i : 0;
-      const Verification v =
-          compare_to_reference(t, c.outputs[i].get(), static_cast<const float*>(c.runs[inputs].ref.get()), y_count);
+    for (size_t i = 0; i < calls.size() + replays; ++i) {
+      const size_t inputs = i < calls.size() ? i : 0;
+      const Call& call = calls[inputs];
+      INFO("call " << i << ": " << tp::form_name(call.form) << (call.column ? " column" : " row") << "-parallel (from "
+                   << calls.size() << " on: graph replays of call 0)");
+      const Verification v = compare_to_reference(t, c.outputs[i].get(),
+                                                  static_cast<const float*>(c.runs[inputs].ref.get()), y_count(call));
       REQUIRE(v.failure() == "");
-      if (i >= eager_runs)
-        REQUIRE(copy_to_host(c.outputs[i].get(), y_count) == copy_to_host(c.outputs[0].get(), y_count));
+      if (i >= calls.size())
+        REQUIRE(copy_to_host(c.outputs[i].get(), y_count(call)) == copy_to_host(c.outputs[0].get(), y_count(call)));
     }
   }
+}
+
+// One layer in one form, three calls.
+void check_layer(tp::Group& group, tp::Form form, bool column, DType t, int m, int n, int k) {
+  check_calls(group, std::vector<Call>(3, Call{form, column}), t, m, n, k);
 }
 
 size_t buffer_for(int P, int m, int n, int k) {
@@ -257,6 +276,8 @@ TEST_CASE("the loopback group (ranks sharing one GPU), storer form, against one 
   check_layer(group, tp::Form::storer, false, t, m, 203, k);  // rows of y not 16-byte multiples
   check_layer(group, tp::Form::storer, true, t, P * 256, 512, 1024);  // whole tiles
   check_layer(group, tp::Form::storer, false, t, P * 256, 512, 1024);
+  // Layers alternating, with no host wait: a row call's slots overlap the column call's x.
+  check_calls(group, {{tp::Form::storer, true}, {tp::Form::storer, false}, {tp::Form::storer, true}}, t, m, n, k);
 }
 
 TEST_CASE("NCCL groups (one rank, and two GPUs where there are two), every form", "[tensor_parallel]") {
@@ -270,12 +291,24 @@ TEST_CASE("NCCL groups (one rank, and two GPUs where there are two), every form"
     const int m = P * 67, n = 200, k = 136;
     tp::Group group(devices, buffer_for(P, m, n, k));
     REQUIRE_FALSE(group.loopback());
-    for (DType t : {DType::fp16, DType::bf16})
+    const bool storer = group.rank(0).has_peer_access();
+    for (DType t : {DType::fp16, DType::bf16}) {
       for (tp::Form f : {tp::Form::sequential, tp::Form::chunked, tp::Form::storer}) {
-        if (f == tp::Form::storer && !group.rank(0).has_peer_access()) continue;
+        if (f == tp::Form::storer && !storer) continue;
         check_layer(group, f, true, t, m, n, k);
         check_layer(group, f, false, t, m, n, k);
       }
+      // Forms and layers mixed, with no host wait: each call's room covers the one before it.
+      const tp::Form last = storer ? tp::Form::storer : tp::Form::chunked;
+      check_calls(group,
+                  {{tp::Form::sequential, true},
+                   {last, false},
+                   {tp::Form::chunked, true},
+                   {last, true},
+                   {tp::Form::sequential, false},
+                   {last, false}},
+                  t, m, n, k);
+    }
   }
 }
 
@@ -299,7 +332,12 @@ TEST_CASE("bad input is refused by name, nothing launched", "[tensor_parallel]")
   fill_bits(y.get(), 64 * 64, poison_bits);
   CUDA_CHECK(cudaDeviceSynchronize());
   REQUIRE_THROWS_WITH(tp::column_parallel(rank, tp::Form::storer, wp, yp, 64, 64, 64, nullptr),
-                      ContainsSubstring("give each rank a stream of its own, not the legacy default stream"));
+                      ContainsSubstring("give each rank a non-blocking stream of its own"));
+  cudaStream_t blocking;
+  CUDA_CHECK(cudaStreamCreate(&blocking));
+  REQUIRE_THROWS_WITH(tp::column_parallel(rank, tp::Form::storer, wp, yp, 64, 64, 64, blocking),
+                      ContainsSubstring("give each rank a non-blocking stream of its own"));
+  CUDA_CHECK(cudaStreamDestroy(blocking));
   REQUIRE_THROWS_WITH(tp::column_parallel(rank, tp::Form::storer, wp, yp, 63, 64, 64, stream),
                       ContainsSubstring("M = 63 is not a multiple of the 2 ranks"));
   REQUIRE_THROWS_WITH(tp::column_parallel(rank, tp::Form::chunked, wp, yp, 64, 64, 64, stream),

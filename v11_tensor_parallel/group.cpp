@@ -4,6 +4,7 @@
 
 #include "common/check.h"
 #include "v11_tensor_parallel/nccl_check.h"
+#include "v11_tensor_parallel/signals.h"
 #include "v11_tensor_parallel/tensor_parallel.h"
 
 namespace v11_tensor_parallel {
@@ -77,6 +78,7 @@ Group::Group(const std::vector<int>& devices, std::size_t buffer_bytes) {
   for (auto& rank : ranks_) {
     const int r = rank->index_;
     OnDevice on(rank->device_);
+    load_kernels();
     CUDA_CHECK(cudaStreamCreateWithFlags(&rank->side_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : rank->events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     CUDA_CHECK(cudaMalloc(&rank->buffers_[r], std::max<std::size_t>(buffer_bytes, 16)));
@@ -134,6 +136,15 @@ Rank::~Rank() {
   cudaSetDevice(previous);
 }
 
-Group::~Group() = default;
+// Every device idle before any rank frees its semaphores: a signal queued on one GPU writes another's.
+Group::~Group() {
+  int previous = 0;
+  cudaGetDevice(&previous);
+  for (auto& rank : ranks_) {
+    cudaSetDevice(rank->device_);
+    cudaDeviceSynchronize();
+  }
+  cudaSetDevice(previous);
+}
 
 }  // namespace v11_tensor_parallel

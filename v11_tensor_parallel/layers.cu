@@ -133,10 +133,13 @@ void validate(const Rank& rank, Form form, const matmul::Shape& s, std::size_t b
   if (form != Form::storer && !rank.has_nccl())
     throw std::invalid_argument(where + "the " + form_name(form) +
                                 " form needs NCCL, and a loopback group has none: only the storer form runs there");
-  if (rank.loopback() && (stream == nullptr || stream == cudaStreamLegacy))
+  unsigned flags = 0;
+  if (rank.loopback() && (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
+                          cudaStreamGetFlags(stream, &flags) != cudaSuccess || !(flags & cudaStreamNonBlocking)))
     throw std::invalid_argument(where +
-                                "the loopback group's ranks share one GPU, and each waits for the others on "
-                                "its stream: give each rank a stream of its own, not the legacy default stream");
+                                "the loopback group's ranks share one GPU, and each waits for the others on its "
+                                "stream: give each rank a non-blocking stream of its own (cudaStreamNonBlocking), "
+                                "which work on the legacy default stream cannot hold up");
   if (form == Form::storer && !rank.has_peer_access())
     throw std::invalid_argument(where +
                                 "the storer form writes into the neighbours' memory, and this GPU has no peer "

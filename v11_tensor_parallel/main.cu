@@ -8,6 +8,7 @@
 // Each rank times its own launches; a row is the median over the iterations of the slowest rank.
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -94,11 +95,15 @@ Args parse(int argc, char** argv) {
     } else if (flag == "--m") {
       a.ms = parse_list(flag, value);
     } else if (flag == "--iters") {
-      a.iters = parse_list(flag, value).at(0);
-      if (a.iters < 3) throw std::invalid_argument("--iters '" + value + "' is invalid: at least 3");
+      const std::vector<int> v = parse_list(flag, value);
+      if (v.size() != 1 || v[0] < 3)
+        throw std::invalid_argument("--iters '" + value + "' is invalid: one count, at least 3");
+      a.iters = v[0];
     } else if (flag == "--chunk-cost") {
-      a.chunk_cost = parse_list(flag, value).at(0);
-      if (a.chunk_cost < 2) throw std::invalid_argument("--chunk-cost '" + value + "' is invalid: at least 2 ranks");
+      const std::vector<int> v = parse_list(flag, value);
+      if (v.size() != 1 || v[0] < 2)
+        throw std::invalid_argument("--chunk-cost '" + value + "' is invalid: one count of ranks, at least 2");
+      a.chunk_cost = v[0];
     } else if (flag == "--out") {
       const std::filesystem::path folder = std::filesystem::absolute(value).parent_path();
       if (!std::filesystem::is_directory(folder) || access(folder.c_str(), W_OK) != 0)
@@ -109,6 +114,10 @@ Args parse(int argc, char** argv) {
       throw std::invalid_argument("unknown flag " + flag + " (--devices, --dtype, --m, --iters, --chunk-cost, --out)");
     }
   }
+  std::vector<int> sorted = a.devices;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.front() != sorted.back() && std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw std::invalid_argument("--devices is invalid: a GPU listed twice (list each once, or one GPU for every rank)");
   const int ranks = a.chunk_cost ? a.chunk_cost : int(a.devices.size());
   for (int m : a.ms)
     if (m < ranks || m % ranks != 0)
@@ -191,6 +200,12 @@ void measure(const Args& args, std::vector<Row>& rows) {
         buffer = std::max(buffer, l.column ? tp::column_buffer_bytes(P, m, l.k) : tp::row_buffer_bytes(P, f, m, l.n));
   tp::Group group(args.devices, buffer);
   Barrier barrier(P);
+  // A stream a rank for the whole run, made once: new streams would take new hardware queues.
+  std::vector<cudaStream_t> streams(P);
+  for (int r = 0; r < P; ++r) {
+    CUDA_CHECK(cudaSetDevice(group.rank(r).device()));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&streams[r], cudaStreamNonBlocking));
+  }
   constexpr auto type = matmul::dtype_of<T> == matmul::DType::fp16 ? ncclHalf : ncclBfloat16;
   for (const Layer& l : layers) {
     const int n = l.column ? l.n / P : l.n, k = l.column ? l.k : l.k / P;  // this rank's shard
@@ -205,8 +220,7 @@ void measure(const Args& args, std::vector<Row>& rows) {
           try {
             tp::Rank& rank = group.rank(r);
             CUDA_CHECK(cudaSetDevice(rank.device()));
-            cudaStream_t stream;
-            CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+            cudaStream_t stream = streams[r];
             // Column: x is in the rank's buffer, which the rank fills with its own rows only (the
             // others belong to the ring). Row: x, and the full partial product for (a) and NCCL alone.
             const size_t ws = size_t(n) * k, ys = size_t(l.column ? m : part) * n;
@@ -258,7 +272,6 @@ void measure(const Args& args, std::vector<Row>& rows) {
             else
               for (int i = 0; i < args.iters + 2; ++i) barrier.arrive_and_wait();
             CUDA_CHECK(cudaStreamSynchronize(stream));
-            CUDA_CHECK(cudaStreamDestroy(stream));
           } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(error_mutex);
             error = "rank " + std::to_string(r) + ": " + e.what();
@@ -286,6 +299,10 @@ void measure(const Args& args, std::vector<Row>& rows) {
         std::fflush(stdout);
       }
     }
+  }
+  for (int r = 0; r < P; ++r) {
+    CUDA_CHECK(cudaSetDevice(group.rank(r).device()));
+    CUDA_CHECK(cudaStreamDestroy(streams[r]));
   }
 }
 
@@ -354,9 +371,11 @@ void write_json(const Args& args, const std::vector<Row>& rows) {
 
 int main(int argc, char** argv) {
   // Before any CUDA call: no NVLink multicast (nothing here needs it, and the machines this course
-  // runs on forbid it), and hardware queues enough for two streams a rank when ranks share a GPU.
+  // runs on forbid it), hardware queues enough for two streams a rank when ranks share a GPU, and
+  // every kernel loaded at start.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
-  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);  // tensor_parallel.h: no kernel loads behind a waiting one
   Args args;
   try {
     args = parse(argc, argv);

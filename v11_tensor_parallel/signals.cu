@@ -60,6 +60,14 @@ __global__ void add_kernel(T* out, const T* a, const T* b, size_t count, bool ve
 
 }  // namespace
 
+void load_kernels() {
+  cudaFuncAttributes attributes;
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, signal_kernel));
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, wait_kernel));
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, add_kernel<__half>));
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, add_kernel<__nv_bfloat16>));
+}
+
 void signal(int* semaphore, cudaStream_t stream) {
   signal_kernel<<<1, 1, 0, stream>>>(semaphore);
   CUDA_CHECK(cudaGetLastError());

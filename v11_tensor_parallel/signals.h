@@ -13,6 +13,11 @@ namespace v11_tensor_parallel {
 void signal(int* semaphore, cudaStream_t stream);
 void wait(int* semaphore, cudaStream_t stream);
 
+// Loads these kernels on the current device now. With lazy loading (CUDA's default) a kernel is
+// loaded at its first launch, which may synchronize the device, and so wait forever for a wait
+// kernel already spinning there: the group loads them when it is made.
+void load_kernels();
+
 // out[i] = a[i] + b[i] over `count` elements of T (fp16 or bf16), summed in fp32. out may be a
 // peer's memory.
 template <typename T>

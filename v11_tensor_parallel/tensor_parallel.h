@@ -2,16 +2,23 @@
 // communication overlapped with v9's GEMM. The contract is in docs/v11_tensor_parallel.md.
 //
 // A Group is made once, from one thread, for P ranks: one per device listed. Each rank is then
-// driven by a thread of its own (a rank's calls from one thread at a time, in stream order), which
-// makes its device current and calls the layers below with that rank: every rank of the group must
-// make the same calls, with the same sizes, in the same order, as with any collective. Forms may be
-// mixed from call to call. A call that throws does so before it launches anything, except for a
-// CUDA or NCCL failure, after which the group is unusable (its ranks may wait for each other).
+// driven by a thread of its own, which makes its device current and calls the layers below with
+// that rank, all on one stream (or on streams ordered one after the other): a rank's semaphores
+// have one waiter. Every rank of the group must make the same calls, with the same sizes, in the
+// same order, as with any collective. Forms may be mixed from call to call. A call that throws does
+// so before it launches anything, except for a CUDA or NCCL failure, after which the group is
+// unusable (its ranks may wait for each other forever).
+//
+// Kernels must be loaded before a rank waits: with lazy loading (CUDA's default), loading a kernel
+// at its first launch may synchronize the device, behind a wait kernel that is waiting for that
+// very launch. The group loads its own kernels; v9's GEMM kernels load at their first launch, so a
+// program sets CUDA_MODULE_LOADING=EAGER before CUDA starts (the tests and the binary do).
 //
 // Listing one device P times is the loopback group: P ranks on one GPU, each with its own buffers.
 // It has no NCCL (NCCL refuses two ranks on one device), so only the storer form runs there; it
 // exists to test the chunks, the rings and the semaphores on a machine with one GPU. Each rank
-// needs a stream of its own, and the process enough hardware queues for two streams a rank
+// needs a non-blocking stream of its own (work on the legacy stream would wait for a rank's wait
+// kernel), and the process enough hardware queues for two streams a rank
 // (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default): a semaphore's wait holds up its queue.
 #pragma once
 #include <cuda_bf16.h>
