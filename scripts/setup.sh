@@ -3,7 +3,9 @@
 #   Catch2 v3 and nlohmann-json (apt; the C++ build and tests need them),
 #   the pinned plotting packages of plots/requirements.txt (PyPI, into .venv),
 #   cuobjdump with the nvdisasm it runs (the CUDA toolkit's, else PyPI's, into .tools/),
-#   the CUTLASS headers for the peers (PyPI's nvidia-cutlass, pinned, into .tools/cutlass).
+#   the CUTLASS headers for the peers (PyPI's nvidia-cutlass, pinned, into .tools/cutlass),
+#   NCCL for v11_tensor_parallel where neither the system nor python3 has it (PyPI's
+#   nvidia-nccl-cu13, into .tools/nccl).
 # Before changing anything it says what it will change, one line a change; the apt changes need
 # root, which it checks before the first of them. When everything is present it touches no package
 # manager at all (the H200 machine has no network). The Python packages are optional: when the
@@ -131,21 +133,31 @@ have_tool() { command -v "$1" >/dev/null || [ -x "$nvcc_dir/$1" ] || [ -x ".tool
 cutlass_pin="nvidia-cutlass==4.2.0.0"
 have_cutlass() { [ "$(cat .tools/cutlass/PINNED 2>/dev/null)" = "$cutlass_pin" ]; }
 
-need_venv=0 need_tools=0 need_cutlass=0 differs=""
+# NCCL for v11_tensor_parallel (its CMakeLists.txt looks in the same places): the CUDA toolkit's,
+# the system's, python3's nvidia-nccl-cu13, else the wheel in .tools/nccl.
+nccl_pin="nvidia-nccl-cu13>=2.28,<3"
+have_nccl() {
+  [ -f "$nvcc_dir/../include/nccl.h" ] || have_file nccl.h || [ -f .tools/nccl/nvidia/nccl/include/nccl.h ] ||
+    { [ "$have_python" = 1 ] && python3 -c 'import nvidia.nccl' 2>/dev/null; }
+}
+
+need_venv=0 need_tools=0 need_cutlass=0 need_nccl=0 differs=""
 if [ "$have_python" = 1 ]; then
   differs=$(pins_differ "$plot_python")
   [ -z "$differs" ] || need_venv=1
   { have_tool cuobjdump && have_tool nvdisasm; } || need_tools=1
   have_cutlass || need_cutlass=1
+  have_nccl || need_nccl=1
 else
   say "no python3: the plots are not drawn and CTest skips the Python tests; the C++ build goes on"
   { have_tool cuobjdump && have_tool nvdisasm; } ||
     say "no cuobjdump or nvdisasm, and no python3 to fetch them: CTest skips the SASS test that needs them"
   have_cutlass || say "no CUTLASS headers, and no python3 to fetch them: the build has no peers"
+  have_nccl || say "no NCCL, and no python3 to fetch it: the build skips v11_tensor_parallel"
 fi
 # venv and pip fetch them: a stock Debian python3 has neither.
 apt_python=()
-if [ $((need_venv + need_tools + need_cutlass)) -gt 0 ] && ! python3 -c 'import pip, ensurepip, venv' 2>/dev/null; then
+if [ $((need_venv + need_tools + need_cutlass + need_nccl)) -gt 0 ] && ! python3 -c 'import pip, ensurepip, venv' 2>/dev/null; then
   apt_python=(python3-pip python3-venv)
 fi
 # Under sudo, only the system part: .venv and .tools belong to the user who runs make.
@@ -166,8 +178,9 @@ if ! is_root; then
   fi
   if [ ${#apt_python[@]} -gt 0 ]; then
     say "installing ${apt_python[*]} with apt-get needs root (run 'sudo apt-get install ${apt_python[*]}');" \
-        "until then no plotting packages, cuobjdump or CUTLASS are fetched: CTest skips the tests that need them, no peers"
-    apt_python=() need_venv=0 need_tools=0 need_cutlass=0
+        "until then no plotting packages, cuobjdump, CUTLASS or NCCL are fetched: CTest skips the tests that need them," \
+        "no peers, no v11_tensor_parallel"
+    apt_python=() need_venv=0 need_tools=0 need_cutlass=0 need_nccl=0
   fi
 fi
 
@@ -206,7 +219,7 @@ fi
 [ ${#apt_python[@]} = 0 ] || apt_install "${apt_python[@]}"
 
 if [ "$user_part" = 0 ]; then
-  [ $((need_venv + need_tools + need_cutlass)) = 0 ] || say "system part done; run make as $SUDO_USER for .venv and .tools"
+  [ $((need_venv + need_tools + need_cutlass + need_nccl)) = 0 ] || say "system part done; run make as $SUDO_USER for .venv and .tools"
   exit 0
 fi
 
@@ -248,11 +261,11 @@ fi
 if [ "$need_tools" = 1 ]; then
   say "will install cuobjdump and nvdisasm (PyPI nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm) into .tools"
   step="installing cuobjdump and nvdisasm into .tools"
-  # What an earlier attempt left, but not .tools/cutlass, which has a step of its own.
-  find .tools -mindepth 1 -maxdepth 1 ! -name cutlass -exec rm -rf {} + 2>/dev/null || true
+  # What an earlier attempt left, but not .tools/cutlass and .tools/nccl, which have steps of their own.
+  find .tools -mindepth 1 -maxdepth 1 ! -name cutlass ! -name nccl -exec rm -rf {} + 2>/dev/null || true
   if ! run_logged python3 -m pip install -q "${pip_args[@]}" --root-user-action=ignore --target .tools \
        'nvidia-cuda-cuobjdump>=13.0,<14' 'nvidia-cuda-nvdisasm>=13.0,<14'; then
-    find .tools -mindepth 1 -maxdepth 1 ! -name cutlass -exec rm -rf {} +
+    find .tools -mindepth 1 -maxdepth 1 ! -name cutlass ! -name nccl -exec rm -rf {} +
     say "no cuobjdump: pip could not install it into .tools: $failed; the C++ build goes on," \
         "CTest skips the SASS test that disassembles the versions"
   fi
@@ -268,6 +281,18 @@ if [ "$need_cutlass" = 1 ]; then
   else
     rm -rf .tools/cutlass
     say "no CUTLASS headers: pip could not install $cutlass_pin into .tools/cutlass: $failed; the build has no peers," \
+        "the rest goes on"
+  fi
+fi
+
+if [ "$need_nccl" = 1 ]; then
+  say "will install NCCL (PyPI $nccl_pin, about 300 MB) into .tools/nccl for v11_tensor_parallel"
+  step="installing NCCL into .tools/nccl"
+  rm -rf .tools/nccl
+  if ! run_logged python3 -m pip install -q "${pip_args[@]}" --root-user-action=ignore --no-deps --target .tools/nccl \
+       "$nccl_pin"; then
+    rm -rf .tools/nccl
+    say "no NCCL: pip could not install $nccl_pin into .tools/nccl: $failed; the build skips v11_tensor_parallel," \
         "the rest goes on"
   fi
 fi
