@@ -35,9 +35,9 @@ if [ -x "$build/bin/v11_tensor_parallel" ]; then
   mkdir -p results/tp
   export NCCL_NVLS_ENABLE=0  # no NVLink multicast: nothing here needs it
   if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
-    "$build/bin/v11_tensor_parallel" --devices 0,1 --out "results/tp/${gpu}x2.json"
+    "$build/bin/v11_tensor_parallel" --devices 0,1 --json "results/tp/${gpu}x2.json"
   else
-    "$build/bin/v11_tensor_parallel" --chunk-cost 2 --out "results/tp/${gpu}_chunk_cost.json"
+    "$build/bin/v11_tensor_parallel" --chunk-cost 2 --json "results/tp/${gpu}_chunk_cost.json"
   fi
 fi
 plots

@@ -288,3 +288,43 @@ TEST_CASE("head_to_head CLI refuses anything but two different known kernels, an
   CHECK_THAT(refused({"--versions", "v7_multicast,cublas", "--sizes", "0"}), ContainsSubstring("--sizes 0"));
   CHECK_THAT(refused({"--versions", "v7_multicast,cublas", "--out", "x"}), ContainsSubstring("unknown flag --out"));
 }
+
+TEST_CASE("tensor-parallel CLI reads devices, dtype, M, iters, chunk cost and output") {
+  const TensorParallelOptions d = parse_tensor_parallel_options({});
+  CHECK(d.devices == std::vector<int>{0});
+  CHECK(d.dtype == DType::fp16);
+  CHECK(d.ms == std::vector<int64_t>{2048, 8192, 32768});
+  CHECK(d.iters == 10);
+  CHECK(d.chunk_cost == 0);
+  const TensorParallelOptions o = parse_tensor_parallel_options(
+      {"--devices=0,1", "--dtype", "bf16", "--m", "4096,8192", "--iters", "5", "--json", "tp.json"});
+  CHECK(o.devices == std::vector<int>{0, 1});
+  CHECK(o.dtype == DType::bf16);
+  CHECK(o.ms == std::vector<int64_t>{4096, 8192});
+  CHECK(o.iters == 5);
+  CHECK(o.json == "tp.json");
+  CHECK(parse_tensor_parallel_options({"--devices", "0,0,0", "--m", "3"}).devices.size() == 3);  // loopback
+  CHECK(parse_tensor_parallel_options({"--chunk-cost", "4", "--m", "8"}).chunk_cost == 4);
+}
+
+TEST_CASE("tensor-parallel CLI refuses a GPU listed twice, an M the ranks cannot share, and bad counts") {
+  const auto refused = [](std::vector<std::string> args) {
+    try {
+      parse_tensor_parallel_options(args);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(refused({"--devices", "0,1,0"}), ContainsSubstring("--devices 0,1,0 is invalid: a GPU is listed twice"));
+  CHECK_THAT(refused({"--devices", "0,1", "--m", "3"}),
+             ContainsSubstring("--m 3 is invalid: M must be a multiple of the 2 ranks"));
+  CHECK_THAT(refused({"--chunk-cost", "3", "--m", "8"}), ContainsSubstring("multiple of the 3 ranks"));
+  CHECK_THAT(refused({"--m", "0"}), ContainsSubstring("--m 0"));
+  CHECK_THAT(refused({"--devices", "0,"}), ContainsSubstring("without empty items"));
+  CHECK_THAT(refused({"--iters", "2"}), ContainsSubstring("--iters 2 is invalid: must be between 3"));
+  CHECK_THAT(refused({"--iters", "3,4"}), ContainsSubstring("--iters '3,4' is invalid: expected an integer"));
+  CHECK_THAT(refused({"--chunk-cost", "1"}), ContainsSubstring("--chunk-cost 1 is invalid: must be between 2 and 64"));
+  CHECK_THAT(refused({"--json", "/nonexistent/x.json"}), ContainsSubstring("its folder /nonexistent does not exist"));
+  CHECK_THAT(refused({"--size", "4096"}), ContainsSubstring("unknown flag --size"));
+}

@@ -99,9 +99,10 @@ Group::Group(const std::vector<int>& devices, std::size_t buffer_bytes) {
   bool peer_access = true;
   for (int r = 0; r < ranks && !loopback_; ++r)
     for (int p = 0; p < ranks; ++p) {
+      if (p == r) continue;
       int can = 0;
-      if (p != r) CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices[r], devices[p]));
-      if (p != r && !can) peer_access = false;
+      CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices[r], devices[p]));
+      peer_access = peer_access && can;
     }
   for (int r = 0; r < ranks; ++r) {
     Rank& rank = *ranks_[r];
@@ -125,8 +126,7 @@ Group::Group(const std::vector<int>& devices, std::size_t buffer_bytes) {
 Rank::~Rank() {
   int previous = 0;
   cudaGetDevice(&previous);
-  cudaSetDevice(device_);
-  cudaDeviceSynchronize();  // nothing of this rank still runs on what is freed here
+  cudaSetDevice(device_);  // the group's destructor has waited for every device
   if (comm_) ncclCommDestroy(comm_);
   for (cudaEvent_t e : events_)
     if (e) cudaEventDestroy(e);

@@ -2,18 +2,15 @@
 // GEMM alone and the communication alone, one thread per rank.
 //
 //   v11_tensor_parallel [--devices 0,1] [--dtype fp16|bf16] [--m 2048,8192,32768] [--iters 10]
-//                       [--out FILE.json]
+//                       [--json FILE]
 //   v11_tensor_parallel --chunk-cost P [--m ...]   no communication: the chunked forms' GEMMs for
 //                                                   P ranks against the GEMM alone, on one GPU
+// (common/harness/cli.h parses them.)
 // Each rank times its own launches; a row is the median over the iterations of the slowest rank.
-#include <unistd.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -29,6 +26,7 @@
 #include "common/harness/gpu.h"
 #include "common/harness/results.h"
 #include "common/harness/stats.h"
+#include "common/harness/timing.h"
 #include "v11_tensor_parallel/nccl_check.h"
 #include "v11_tensor_parallel/signals.h"
 #include "v11_tensor_parallel/tensor_parallel.h"
@@ -49,85 +47,6 @@ constexpr Layer layers[] = {
     {"down", false, 8192, 28672},
     {"o_proj", false, 8192, 8192},
 };
-
-struct Args {
-  std::vector<int> devices{0};
-  matmul::DType dtype = matmul::DType::fp16;
-  std::vector<int> ms{2048, 8192, 32768};
-  int iters = 10;
-  int chunk_cost = 0;  // P for --chunk-cost, 0 otherwise
-  std::string out;
-};
-
-std::vector<int> parse_list(const std::string& flag, const std::string& text) {
-  std::vector<int> values;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    size_t used = 0;
-    int v = -1;
-    try {
-      v = std::stoi(item, &used);
-    } catch (const std::exception&) {
-    }
-    if (item.empty() || used != item.size() || v < 0)
-      throw std::invalid_argument(flag + " '" + text + "' is invalid: a comma-separated list of non-negative integers");
-    values.push_back(v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return values;
-}
-
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw std::invalid_argument("flag " + flag + " needs a value");
-    const std::string value = argv[++i];
-    if (flag == "--devices") {
-      a.devices = parse_list(flag, value);
-    } else if (flag == "--dtype") {
-      const auto t = matmul::parse_dtype(value);
-      if (!t) throw std::invalid_argument("--dtype '" + value + "' is invalid: fp16 or bf16");
-      a.dtype = *t;
-    } else if (flag == "--m") {
-      a.ms = parse_list(flag, value);
-    } else if (flag == "--iters") {
-      const std::vector<int> v = parse_list(flag, value);
-      if (v.size() != 1 || v[0] < 3)
-        throw std::invalid_argument("--iters '" + value + "' is invalid: one count, at least 3");
-      a.iters = v[0];
-    } else if (flag == "--chunk-cost") {
-      const std::vector<int> v = parse_list(flag, value);
-      if (v.size() != 1 || v[0] < 2)
-        throw std::invalid_argument("--chunk-cost '" + value + "' is invalid: one count of ranks, at least 2");
-      a.chunk_cost = v[0];
-    } else if (flag == "--out") {
-      const std::filesystem::path folder = std::filesystem::absolute(value).parent_path();
-      if (!std::filesystem::is_directory(folder) || access(folder.c_str(), W_OK) != 0)
-        throw std::invalid_argument("--out '" + value + "' is invalid: its folder " + folder.string() +
-                                    " is not a folder this process can write");
-      a.out = value;
-    } else {
-      throw std::invalid_argument("unknown flag " + flag + " (--devices, --dtype, --m, --iters, --chunk-cost, --out)");
-    }
-  }
-  std::vector<int> sorted = a.devices;
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted.front() != sorted.back() && std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-    throw std::invalid_argument("--devices is invalid: a GPU listed twice (list each once, or one GPU for every rank)");
-  const int ranks = a.chunk_cost ? a.chunk_cost : int(a.devices.size());
-  for (int m : a.ms)
-    if (m < ranks || m % ranks != 0)
-      throw std::invalid_argument("--m " + std::to_string(m) + " is invalid: a positive multiple of the " +
-                                  std::to_string(ranks) + " ranks");
-  for (const Layer& l : layers)
-    if ((l.column ? l.n : l.k) % ranks != 0)
-      throw std::invalid_argument(std::string(l.name) + " cannot be split over " + std::to_string(ranks) + " ranks");
-  return a;
-}
 
 // All ranks' threads meet here between timed launches, so that every rank starts together.
 class Barrier {
@@ -152,15 +71,17 @@ class Barrier {
 };
 
 // The milliseconds of `iters` launches of `op` on `stream`, after two untimed ones; every rank
-// starts each launch together (barrier) and times its own.
-std::vector<float> time_op(const std::function<void(cudaStream_t)>& op, cudaStream_t stream, Barrier& barrier,
-                           int iters) {
+// starts each launch together (barrier) and times its own. A rank that cannot run `op` (`runs`
+// false: no NCCL, or no peer access) still meets the others at every launch, and times nothing.
+std::vector<float> time_op(bool runs, const std::function<void(cudaStream_t)>& op, cudaStream_t stream,
+                           Barrier& barrier, int iters) {
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<float> ms;
   for (int i = -2; i < iters; ++i) {
     barrier.arrive_and_wait();
+    if (!runs) continue;
     CUDA_CHECK(cudaEventRecord(start, stream));
     op(stream);
     CUDA_CHECK(cudaEventRecord(stop, stream));
@@ -191,11 +112,11 @@ struct Row {
 };
 
 template <typename T>
-void measure(const Args& args, std::vector<Row>& rows) {
+void measure(const matmul::TensorParallelOptions& args, std::vector<Row>& rows) {
   const int P = int(args.devices.size());
   size_t buffer = 0;
   for (const Layer& l : layers)
-    for (int m : args.ms)
+    for (const int m : args.ms)
       for (tp::Form f : {tp::Form::sequential, tp::Form::chunked, tp::Form::storer})
         buffer = std::max(buffer, l.column ? tp::column_buffer_bytes(P, m, l.k) : tp::row_buffer_bytes(P, f, m, l.n));
   tp::Group group(args.devices, buffer);
@@ -209,12 +130,10 @@ void measure(const Args& args, std::vector<Row>& rows) {
   constexpr auto type = matmul::dtype_of<T> == matmul::DType::fp16 ? ncclHalf : ncclBfloat16;
   for (const Layer& l : layers) {
     const int n = l.column ? l.n / P : l.n, k = l.column ? l.k : l.k / P;  // this rank's shard
-    for (int m : args.ms) {
+    for (const int m : args.ms) {
       const int part = m / P;
       std::vector<std::vector<float>> times(P * 5);  // per rank: 3 forms, GEMM alone, communication alone
       std::vector<std::thread> threads;
-      std::mutex error_mutex;
-      std::string error;
       for (int r = 0; r < P; ++r)
         threads.emplace_back([&, r] {
           try {
@@ -236,46 +155,37 @@ void measure(const Args& args, std::vector<Row>& rows) {
             const T* w = static_cast<const T*>(d.w.get());
             T* y = static_cast<T*>(d.y.get());
             int slot = 0;
-            for (tp::Form f : {tp::Form::sequential, tp::Form::chunked, tp::Form::storer}) {
-              const bool runs = f == tp::Form::storer ? rank.has_peer_access() : rank.has_nccl();
-              if (runs)
-                times[r * 5 + slot] = time_op(
-                    [&](cudaStream_t s) {
-                      if (l.column)
-                        tp::column_parallel(rank, f, w, y, m, n, k, s);
-                      else
-                        tp::row_parallel(rank, f, static_cast<const T*>(d.x.get()), w, y, m, n, k, s);
-                    },
-                    stream, barrier, args.iters);
-              else
-                for (int i = 0; i < args.iters + 2; ++i) barrier.arrive_and_wait();  // keep in step
-              ++slot;
-            }
+            for (tp::Form f : {tp::Form::sequential, tp::Form::chunked, tp::Form::storer})
+              times[r * 5 + slot++] = time_op(
+                  f == tp::Form::storer ? rank.has_peer_access() : rank.has_nccl(),
+                  [&](cudaStream_t s) {
+                    if (l.column)
+                      tp::column_parallel(rank, f, w, y, m, n, k, s);
+                    else
+                      tp::row_parallel(rank, f, static_cast<const T*>(d.x.get()), w, y, m, n, k, s);
+                  },
+                  stream, barrier, args.iters);
             // The GEMM alone: this rank's shard of the layer, all m rows.
             times[r * 5 + 3] = time_op(
+                true,
                 [&](cudaStream_t s) {
                   gemm<T>(l.column ? rank.buffer() : d.x.get(), w, l.column ? y : d.product.get(), m, n, k, s);
                 },
                 stream, barrier, args.iters);
             // The communication alone: NCCL's all-gather (column) or reduce-scatter (row).
-            if (rank.has_nccl())
-              times[r * 5 + 4] = time_op(
-                  [&](cudaStream_t s) {
-                    if (l.column)
-                      NCCL_CHECK(ncclAllGather(static_cast<T*>(rank.buffer()) + size_t(r) * part * k, rank.buffer(),
-                                               size_t(part) * k, type, rank.comm(), s));
-                    else
-                      NCCL_CHECK(
-                          ncclReduceScatter(d.product.get(), y, size_t(part) * n, type, ncclSum, rank.comm(), s));
-                  },
-                  stream, barrier, args.iters);
-            else
-              for (int i = 0; i < args.iters + 2; ++i) barrier.arrive_and_wait();
+            times[r * 5 + 4] = time_op(
+                rank.has_nccl(),
+                [&](cudaStream_t s) {
+                  if (l.column)
+                    NCCL_CHECK(ncclAllGather(static_cast<T*>(rank.buffer()) + size_t(r) * part * k, rank.buffer(),
+                                             size_t(part) * k, type, rank.comm(), s));
+                  else
+                    NCCL_CHECK(ncclReduceScatter(d.product.get(), y, size_t(part) * n, type, ncclSum, rank.comm(), s));
+                },
+                stream, barrier, args.iters);
             CUDA_CHECK(cudaStreamSynchronize(stream));
           } catch (const std::exception& e) {
-            std::lock_guard<std::mutex> lock(error_mutex);
-            error = "rank " + std::to_string(r) + ": " + e.what();
-            std::fprintf(stderr, "%s\n", error.c_str());
+            std::fprintf(stderr, "v11_tensor_parallel: rank %d: %s\n", r, e.what());
             std::abort();  // the other ranks wait at the barrier for this one: end the process
           }
         });
@@ -317,14 +227,13 @@ void measure(const Args& args, std::vector<Row>& rows) {
 // --chunk-cost P: on one GPU, no communication. The chunked forms' launches for P ranks (column: P
 // GEMMs of M/P rows; row: P GEMMs of M/P rows and P − 1 sums) against one GEMM of the rank's shard.
 template <typename T>
-void chunk_cost(const Args& args, std::vector<Row>& rows) {
+void chunk_cost(const matmul::TensorParallelOptions& args, std::vector<Row>& rows) {
   const int P = args.chunk_cost;
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  Barrier alone(1);
   for (const Layer& l : layers) {
     const int n = l.column ? l.n / P : l.n, k = l.column ? l.k : l.k / P;
-    for (int m : args.ms) {
+    for (const int m : args.ms) {
       const int part = m / P;
       matmul::DeviceBuffer x(size_t(m) * k * 2), w(size_t(n) * k * 2), y(size_t(m) * n * 2), sum(size_t(part) * n * 2);
       matmul::fill_uniform(x.get(), size_t(m) * k, matmul::dtype_of<T>, matmul::input_scale(l.k), 1, stream);
@@ -337,13 +246,10 @@ void chunk_cost(const Args& args, std::vector<Row>& rows) {
           if (!l.column && b > 0) tp::add(static_cast<T*>(sum.get()), out, out - size_t(part) * n, size_t(part) * n, s);
         }
       };
-      // Interleaved, so that clock changes hit both alike.
-      std::vector<float> a, b;
-      for (int i = 0; i < args.iters; ++i) {
-        a.push_back(time_op(one, stream, alone, 1).at(0));
-        b.push_back(time_op(chunks, stream, alone, 1).at(0));
-      }
-      const double ta = matmul::summarize(a).median, tb = matmul::summarize(b).median;
+      // Interleaved, launch by launch, so that clock changes hit both alike (common/harness/timing.h).
+      matmul::warm_up({one, chunks}, 10, stream);
+      const matmul::Samples ms = matmul::time_rounds({one, chunks}, args.iters, stream);
+      const double ta = matmul::summarize(ms[0]).median, tb = matmul::summarize(ms[1]).median;
       const double flops = 2.0 * m * double(n) * k;
       rows.push_back({l.name, "gemm alone", m, n, k, P, ta, flops / ta / 1e9, 0});
       rows.push_back({l.name, "chunked gemms", m, n, k, P, tb, flops / tb / 1e9, 0});
@@ -355,10 +261,11 @@ void chunk_cost(const Args& args, std::vector<Row>& rows) {
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
-void write_json(const Args& args, const std::vector<Row>& rows) {
+void write_json(const matmul::TensorParallelOptions& args, const std::vector<Row>& rows) {
   nlohmann::json j;
   const matmul::DeviceInfo d = matmul::query_device();
   j["gpu"] = d.name;
+  j["date"] = matmul::utc_now();
   j["git"] = matmul::git_commit();
   j["dtype"] = matmul::dtype_name(args.dtype);
   j["devices"] = args.devices;
@@ -372,7 +279,7 @@ void write_json(const Args& args, const std::vector<Row>& rows) {
                          {"ms", r.ms},
                          {"tflops", r.tflops},
                          {"comm_gb", r.comm_gb}});
-  std::ofstream(args.out) << j.dump(1) << "\n";
+  matmul::write_file(args.json, j.dump(1) + "\n");
 }
 
 }  // namespace
@@ -384,12 +291,21 @@ int main(int argc, char** argv) {
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
   setenv("CUDA_MODULE_LOADING", "EAGER", 1);  // tensor_parallel.h: no kernel loads behind a waiting one
-  Args args;
+  const std::string program = "v11_tensor_parallel";
+  matmul::TensorParallelOptions args;
   try {
-    args = parse(argc, argv);
+    args = matmul::parse_tensor_parallel_options(std::vector<std::string>(argv + 1, argv + argc));
+    const int ranks = args.chunk_cost ? args.chunk_cost : int(args.devices.size());
+    for (const Layer& l : layers)
+      if ((l.column ? l.n : l.k) % ranks != 0)
+        throw std::invalid_argument(std::string(l.name) + " cannot be split over " + std::to_string(ranks) + " ranks");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "v11_tensor_parallel: %s\n", e.what());
+    std::fprintf(stderr, "%s: %s\n%s", program.c_str(), e.what(), matmul::tensor_parallel_usage(program).c_str());
     return matmul::exit_bad_arguments;
+  }
+  if (args.help) {
+    std::printf("%s", matmul::tensor_parallel_usage(program).c_str());
+    return matmul::exit_pass;
   }
   try {
     matmul::require_hopper(matmul::query_device());
@@ -399,7 +315,7 @@ int main(int argc, char** argv) {
       fp16 ? chunk_cost<__half>(args, rows) : chunk_cost<__nv_bfloat16>(args, rows);
     else
       fp16 ? measure<__half>(args, rows) : measure<__nv_bfloat16>(args, rows);
-    if (!args.out.empty()) write_json(args, rows);
+    if (!args.json.empty()) write_json(args, rows);
   } catch (const matmul::NoUsableGpu& e) {
     std::fprintf(stderr, "v11_tensor_parallel: %s\n", e.what());
     return matmul::exit_no_gpu;

@@ -285,6 +285,50 @@ Fp8Options parse_fp8_options(const std::vector<std::string>& args) {
   return o;
 }
 
+TensorParallelOptions parse_tensor_parallel_options(const std::vector<std::string>& args) {
+  TensorParallelOptions o;
+  std::string devices = "0";
+  ArgReader r(args);
+  while (r.next()) {
+    const std::string& f = r.flag();
+    if (f == "--devices") {
+      devices = r.take();
+      o.devices.clear();
+      for (const std::string& text : split(f, devices)) o.devices.push_back(parse_count(f, text, 0, 1023));
+    } else if (f == "--dtype") {
+      o.dtype = parse_dtype_flag(f, r.take());
+    } else if (f == "--m") {
+      o.ms.clear();
+      for (const std::string& text : split(f, r.take())) {
+        o.ms.push_back(parse_dimension(f, text));
+        validate_dimensions({o.ms.back(), 1, 8}, {f + " " + text, "", ""});
+      }
+    } else if (f == "--iters") {
+      o.iters = parse_count(f, r.take(), 3);
+    } else if (f == "--chunk-cost") {
+      o.chunk_cost = parse_count(f, r.take(), 2, 64);
+    } else if (f == "--json") {
+      o.json = file_name(f, r.take());
+    } else if (f == "--help" || f == "-h") {
+      o.help = r.take_switch();
+    } else {
+      r.unknown();
+    }
+  }
+  if (o.help) return o;
+  std::vector<int> sorted = o.devices;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.front() != sorted.back() && std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    bad("--devices", devices,
+        "a GPU is listed twice (list each GPU once, or one GPU for every rank: the loopback group)");
+  const int ranks = o.chunk_cost ? o.chunk_cost : int(o.devices.size());
+  for (int64_t m : o.ms)
+    if (m % ranks != 0)
+      bad("--m", std::to_string(m), "M must be a multiple of the " + std::to_string(ranks) + " ranks");
+  if (!o.json.empty()) check_output_file("--json", o.json, o.json, false);
+  return o;
+}
+
 LadderOptions parse_ladder_options(const std::vector<std::string>& args,
                                    const std::vector<std::string>& known_versions) {
   LadderOptions o;
@@ -452,6 +496,18 @@ std::string fp8_usage(const std::string& program) {
          "C (bf16) = A·Bᵀ with A and B in e4m3, checked against an fp64 reference and timed against\n"
          "cuBLASLt's FP8 GEMM (with its promotion, and with fast accumulation). Defaults: sizes\n"
          "4096,8192,16384, both scalings, 10 warm-up and 30 timed launches of each kernel.\n";
+}
+
+std::string tensor_parallel_usage(const std::string& program) {
+  return "usage: " + program +
+         " [--devices 0,1] [--dtype fp16|bf16] [--m M,M,...] [--iters N] [--json FILE]\n"
+         "       " +
+         program +
+         " --chunk-cost P [--m M,M,...]   one GPU, no communication\n"
+         "Llama-3 70B's tensor-parallel layers (gate_up, down, o_proj) over a rank per GPU listed: each\n"
+         "layer in its three forms (sequential, chunked, storer), against the GEMM alone and NCCL's\n"
+         "collective alone. With --chunk-cost, the chunked forms' GEMMs for P ranks against one GEMM.\n"
+         "Defaults: device 0, fp16, M 2048,8192,32768, 10 timed launches.\n";
 }
 
 }  // namespace matmul

@@ -76,6 +76,17 @@ struct Fp8Options {
   bool help = false;
 };
 
+// The tensor-parallel rung's binary: build/bin/v11_tensor_parallel --devices 0,1 (v11_tensor_parallel/main.cu).
+struct TensorParallelOptions {
+  std::vector<int> devices{0};  // a rank each; one GPU listed for every rank is the loopback group
+  DType dtype = DType::fp16;
+  std::vector<int64_t> ms{2048, 8192, 32768};  // tokens
+  int iters = 10;
+  int chunk_cost = 0;  // --chunk-cost P: the chunked forms' GEMMs for P ranks, on one GPU; 0: off
+  std::string json;
+  bool help = false;
+};
+
 // Refuses a bad shape (naming the flag that set the dimension), a --json or --trace FILE whose
 // folder does not exist or is not writable, and --trace in a build without tracing.
 Options parse_options(const std::vector<std::string>& args);
@@ -96,9 +107,14 @@ HeadToHeadOptions parse_head_to_head_options(const std::vector<std::string>& arg
 // Refuses what parse_options refuses, and the FP8 rules (K a multiple of 16), naming the flag.
 Fp8Options parse_fp8_options(const std::vector<std::string>& args);
 
+// Refuses a GPU listed twice (but one GPU for every rank), an M that is not a positive multiple of
+// the ranks, and a --json FILE whose folder does not exist or is not writable.
+TensorParallelOptions parse_tensor_parallel_options(const std::vector<std::string>& args);
+
 std::string usage(const std::string& program);
 std::string ladder_usage(const std::string& program);
 std::string head_to_head_usage(const std::string& program);
 std::string fp8_usage(const std::string& program);
+std::string tensor_parallel_usage(const std::string& program);
 
 }  // namespace matmul
