@@ -216,8 +216,13 @@ void check_calls(tp::Group& group, const std::vector<Call>& calls, DType t, int 
       keep(i, calls[i]);
     }
     CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    load(0);
-    run(0);
+    try {
+      load(0);
+      run(0);
+    } catch (...) {  // end the capture, so that the failure reported is this one, not the device's
+      cudaStreamEndCapture(stream, &c.graph);
+      throw;
+    }
     CUDA_CHECK(cudaStreamEndCapture(stream, &c.graph));
     CUDA_CHECK(cudaGraphInstantiate(&c.exec, c.graph, 0));
     for (int i = 0; i < replays; ++i) {

@@ -117,6 +117,18 @@ class Ring {
 
 namespace {
 
+// A stream of the caller's own, made non-blocking. While it is being captured its flags cannot be
+// asked for (CUDA refuses, and the capture is lost), and do not matter: the graph's launch stream does.
+bool non_blocking(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return false;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return true;
+  unsigned flags = 0;
+  CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
+  return flags & cudaStreamNonBlocking;
+}
+
 // What every call checks before it launches anything.
 void validate(const Rank& rank, Form form, const matmul::Shape& s, std::size_t buffer_needed, cudaStream_t stream) {
   const std::string where = "v11_tensor_parallel rank " + std::to_string(rank.index()) + ": ";
@@ -133,9 +145,7 @@ void validate(const Rank& rank, Form form, const matmul::Shape& s, std::size_t b
   if (form != Form::storer && !rank.has_nccl())
     throw std::invalid_argument(where + "the " + form_name(form) +
                                 " form needs NCCL, and a loopback group has none: only the storer form runs there");
-  unsigned flags = 0;
-  if (rank.loopback() && (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
-                          cudaStreamGetFlags(stream, &flags) != cudaSuccess || !(flags & cudaStreamNonBlocking)))
+  if (rank.loopback() && !non_blocking(stream))
     throw std::invalid_argument(where +
                                 "the loopback group's ranks share one GPU, and each waits for the others on its "
                                 "stream: give each rank a non-blocking stream of its own (cudaStreamNonBlocking), "

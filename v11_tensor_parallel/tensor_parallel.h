@@ -18,8 +18,9 @@
 // It has no NCCL (NCCL refuses two ranks on one device), so only the storer form runs there; it
 // exists to test the chunks, the rings and the semaphores on a machine with one GPU. Each rank
 // needs a non-blocking stream of its own (work on the legacy stream would wait for a rank's wait
-// kernel), and the process enough hardware queues for two streams a rank
-// (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default): a semaphore's wait holds up its queue.
+// kernel; a graph captured from it is launched on one too), and the process enough hardware queues
+// for two streams a rank (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default): a semaphore's wait holds up
+// its queue.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
