@@ -53,12 +53,16 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   STATIC_REQUIRE(v9_stream_k::choose(128, 8192, 4096) == Tile::narrow128);
   STATIC_REQUIRE(v9_stream_k::choose(8192, 8192, 8192) == Tile::wide);
   // Above 128: the wide tile once it has 200 tiles (1.5 waves of 132 SMs), or 100 with K from 8192;
-  // else swap128, or swap64 when the 128 × 128 tiles are at most 64 (half the SMs).
-  STATIC_REQUIRE(v9_stream_k::choose(512, 4096, 4096) == Tile::swap128);  // 64 wide tiles, 128 square
-  STATIC_REQUIRE(v9_stream_k::choose(1024, 1024, 1024) == Tile::swap64);  // 32 wide tiles, 64 square
+  // else swap128, unless wide192's or (below one wave of swap128's) narrow128's last wave is fuller.
+  STATIC_REQUIRE(v9_stream_k::choose(512, 4096, 4096) == Tile::swap128);  // 64 wide tiles, 128 swap128
+  STATIC_REQUIRE(v9_stream_k::choose(512, 6144, 4096) == Tile::wide192);  // 192 swap128 (73%), 128 wide192
+  STATIC_REQUIRE(v9_stream_k::choose(256, 10240, 8192) == Tile::wide192);  // 160 (61%), 108 (82%)
+  STATIC_REQUIRE(v9_stream_k::choose(1024, 6144, 4096) == Tile::swap128);  // 384 and 256: both full, a tie
+  STATIC_REQUIRE(v9_stream_k::choose(256, 4096, 4096) == Tile::narrow128);  // 64 swap128, 128 narrow128
+  STATIC_REQUIRE(v9_stream_k::choose(1024, 1024, 1024) == Tile::narrow128);  // 64, 128
+  STATIC_REQUIRE(v9_stream_k::choose(768, 6144, 4096) == Tile::swap128);  // 288 (73%); narrow128's 576 not asked
   STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 4096) == Tile::swap128);  // 100 wide tiles, K short
   STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 8192) == Tile::wide);  // 100 wide tiles, K long
-  STATIC_REQUIRE(v9_stream_k::choose(1024, 6144, 4096) == Tile::swap128);  // 192
   STATIC_REQUIRE(v9_stream_k::choose(1024, 6400, 4096) == Tile::wide);  // 200
   STATIC_REQUIRE(v9_stream_k::choose(2048, 2048, 2048) == Tile::swap128);  // 128, K short
   STATIC_REQUIRE(v9_stream_k::choose(2048, 4096, 4096) == Tile::wide);
@@ -67,8 +71,8 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
 TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split tiles rerun bit-identical",
           "[stream_k]") {
   require_hopper_or_skip();
-  const Tile tile = GENERATE(Tile::wide, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16, Tile::narrow128,
-                             Tile::narrow64, Tile::narrow16);
+  const Tile tile = GENERATE(Tile::wide, Tile::wide192, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16,
+                             Tile::narrow128, Tile::narrow64, Tile::narrow16);
   const DType t = GENERATE(DType::fp16, DType::bf16);
   // Few units with long K (every cluster shares a few tiles), one ragged unit, more units than
   // clusters with a ragged last wave, K of one step, and N not a multiple of 8 (no TMA store).

@@ -20,6 +20,7 @@ struct Tiling {
 // [region:menu]
 enum class Tile {
   wide,  // 128 × 256 of C, 4 stages, 2 × 1 clusters: v8's tile
+  wide192,  // 128 × 192 of C, 4 stages, 2 × 1 clusters: N / 192 tiles where N / 256 leave a wave part-empty
   square,  // 128 × 128 of C, 6 stages, 2 × 1 clusters; chosen nowhere: swap128 measures faster
            // wherever it was (docs/v9_stream_k.md), kept for build/bin/v9_tilings to compare
   swap128,  // 128 rows of N × 128 of M, 6 stages, no cluster
@@ -32,6 +33,7 @@ enum class Tile {
   narrow16,  // 64 rows of N × 16 of M, 22 stages
 };
 using Wide = Tiling<256, 4, false, 2>;
+using Wide192 = Tiling<192, 4, false, 2>;
 using Square = Tiling<128, 6, false, 2>;
 using Swap128 = Tiling<128, 6, true, 1>;
 using Swap64 = Tiling<64, 8, true, 1>;
@@ -48,9 +50,13 @@ using Narrow16 = Tiling<16, 22, true, 1, 64, 1>;
 constexpr long WIDE_TILES = 200;
 constexpr long WIDE_TILES_LONG_K = 100;
 constexpr int LONG_K = 8192;
-// swap128 (128 × 128) for more than half of a 132-SM GPU: with at most 64 such tiles, swap64's,
-// twice as many, fill it better than split-K's pieces of swap128's do.
-constexpr long SQUARE_TILES = 64;
+// Below those, swap128, unless another tiling's tiles fill their last wave of a 132-SM GPU
+// better by more than FILL_TIE: a last wave 73% full idles a quarter of the GPU for a tile's
+// time. First wide192 (128 × 192: N / 192 tiles); then, only while swap128 has fewer tiles than
+// the SMs, narrow128 (64 × 128: twice as many tiles, but its one consumer is slower in full waves).
+constexpr int SMS = 132;
+constexpr double FILL_TIE = 0.05;
+constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS - 1) / SMS * SMS); }
 
 // Swapped tiles of 64 rows of N when those of 128 would be at most 64, half a 132-SM GPU: twice
 // the units, so split-K cuts each in half the pieces.
@@ -64,8 +70,11 @@ constexpr Tile choose(int m, int n, int k) {
   if (m <= 128) return narrow ? Tile::narrow128 : Tile::swap128;
   const long wide_tiles = long((m + 127) / 128) * ((n + 255) / 256);
   if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) return Tile::wide;
-  const long square_tiles = long((m + 127) / 128) * ((n + 127) / 128);
-  return square_tiles > SQUARE_TILES ? Tile::swap128 : Tile::swap64;
+  const long rows = (m + 127) / 128, swap128_tiles = rows * ((n + 127) / 128);  // rows of M: 128 in all three
+  const double swap128 = wave_fill(swap128_tiles);
+  if (wave_fill((rows + 1) / 2 * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;  // clusters of 2
+  if (swap128_tiles < SMS && wave_fill(rows * ((n + 63) / 64)) > swap128 + FILL_TIE) return Tile::narrow128;
+  return Tile::swap128;
 }
 // [/region:choose]
 
@@ -73,6 +82,8 @@ constexpr const char* name(Tile t) {
   switch (t) {
     case Tile::wide:
       return "wide";
+    case Tile::wide192:
+      return "wide192";
     case Tile::square:
       return "square";
     case Tile::swap128:

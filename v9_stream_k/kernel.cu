@@ -366,6 +366,8 @@ void dispatch(Tile tile, const T* a, const T* b, T* c, int m, int n, int k, cuda
   switch (tile) {
     case Tile::wide:
       return launch<Wide>(a, b, c, m, n, k, stream, queue);
+    case Tile::wide192:
+      return launch<Wide192>(a, b, c, m, n, k, stream, queue);
     case Tile::square:
       return launch<Square>(a, b, c, m, n, k, stream, queue);
     case Tile::swap128:
