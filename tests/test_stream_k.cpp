@@ -75,12 +75,9 @@ TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split t
                              Tile::narrow128, Tile::narrow64, Tile::narrow16);
   const DType t = GENERATE(DType::fp16, DType::bf16);
   // Few units with long K (every cluster shares a few tiles), one ragged unit, more units than
-  // clusters with a ragged last wave, K of one step, N not a multiple of 8 (no TMA store), and a
-  // single wave over half full (split over all clusters: the narrow tiles and square at N = 6100,
-  // the 128-row swapped ones and wide at N = 12000, wide192 at N = 7700).
+  // clusters with a ragged last wave, K of one step, and N not a multiple of 8 (no TMA store).
   const Shape s = GENERATE(Shape{1, 1000, 4104}, Shape{16, 4096, 4096}, Shape{37, 333, 1000}, Shape{100, 520, 2048},
-                           Shape{300, 1000, 3000}, Shape{1000, 2100, 520}, Shape{129, 4096, 8}, Shape{70, 999, 640},
-                           Shape{16, 6100, 2008}, Shape{16, 12000, 1000}, Shape{40, 7700, 1000});
+                           Shape{300, 1000, 3000}, Shape{1000, 2100, 520}, Shape{129, 4096, 8}, Shape{70, 999, 640});
   INFO(v9_stream_k::name(tile) << " " << dtype_name(t) << " " << s.m << "x" << s.n << "x" << s.k);
   hopper::TileQueue queue;
   Operands x(s, t);

@@ -45,9 +45,7 @@ struct StreamKScheduler {
   // that last wave is the only one (fewer units than clusters), split-K instead: each unit in the
   // same number of pieces, at most max_pieces and at least min_share steps each, one cluster per
   // piece; shares then start on unit boundaries, so no cluster has two pieces, and a finisher waits
-  // for at most max_pieces - 1 partials. A single wave over half full has no room for two pieces a
-  // unit: it is split over all clusters like a last wave, each share over half a unit, so a unit
-  // has at most three pieces (with max_pieces from 3). A last wave that is nearly full stays whole: splitting it
+  // for at most max_pieces - 1 partials. A last wave that is nearly full stays whole: splitting it
   // would cost its fix-ups and, worse, L2 reuse, since split units run at different K at the same
   // time.
   static StreamKScheduler plan(int blocks_m, int blocks_n, int k_steps, int resident, bool split, int min_share,
@@ -57,10 +55,6 @@ struct StreamKScheduler {
     const StreamKScheduler whole{blocks_m, blocks_n, k_steps, units, 0, units < resident ? units : resident};
     if (!split || last_wave == 0 || 5 * last_wave >= 4 * resident) return whole;
     if (units < resident) {
-      if (2 * units > resident)  // no room for two pieces a unit: shares over half a unit each
-        return max_pieces >= 3 && units * k_steps / resident >= min_share
-                   ? StreamKScheduler{blocks_m, blocks_n, k_steps, 0, units, resident}
-                   : whole;
       int pieces = resident / units;
       if (pieces > max_pieces) pieces = max_pieces;
       if (pieces > k_steps / min_share) pieces = k_steps / min_share;
