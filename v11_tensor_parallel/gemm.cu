@@ -1,0 +1,376 @@
+// v11_tensor_parallel's GEMM: v9's kernel (v9_stream_k/kernel.cu, its tilings and choose()), with
+// the row-parallel ring's sum fused into the epilogue: C = A·Bᵀ + R, R an m × n matrix in C's layout
+// (the partial sum a neighbour sent), added in fp32 before C is rounded and stored. Without a
+// TileQueue v9's kernel never splits a tile, so this copy leaves out stream-K's fix-up: every tile
+// is whole, on the static stride. Diff it against v9's kernel to see the two changes.
+#include <cuda.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "common/check.h"
+#include "common/hopper/cluster.cuh"
+#include "common/hopper/fragment.cuh"
+#include "common/hopper/launch.h"
+#include "common/hopper/named_barrier.cuh"
+#include "common/hopper/pipeline.cuh"
+#include "common/hopper/registers.cuh"
+#include "common/hopper/stream_k.cuh"
+#include "common/hopper/tensor_map.h"
+#include "common/hopper/tma.cuh"
+#include "common/hopper/trace.cuh"
+#include "common/hopper/wgmma.cuh"
+#include "common/problem.h"
+#include "common/tiles.h"
+#include "v11_tensor_parallel/gemm.h"
+#include "v9_stream_k/choose.h"
+
+namespace v11_tensor_parallel {
+
+namespace {
+
+using v9_stream_k::Tile;
+
+// Adds R to this thread's part of a 64 × N accumulator tile of D whose top-left element is
+// D[row0][col0] (the fragment layout of common/hopper/fragment.cuh), D being rows × cols. R is in
+// C's layout: D is C, or with a swapped tiling Cᵀ, whose element D[i][j] is then R[j][i]. Elements
+// outside D are left alone. Not transposed, a thread's two neighbouring columns are one 4-byte load.
+template <int N, bool TRANSPOSED, typename T>
+__device__ inline void add_fragment(float (&d)[N / 2], const T* r, int row0, int col0, int rows, int cols) {
+  const int warp = threadIdx.x % hopper::warpgroup_threads / 32, lane = threadIdx.x % 32;
+  const int row = row0 + 16 * warp + lane / 4;
+  const int col = col0 + 2 * (lane % 4);
+  const auto add_pair = [&](float& x, float& y, int i, int j) {
+    if (i >= rows || j >= cols) return;
+    if (TRANSPOSED) {
+      x += float(r[size_t(j) * rows + i]);
+      if (j + 1 < cols) y += float(r[size_t(j + 1) * rows + i]);
+    } else if (j + 1 < cols && cols % 2 == 0) {
+      const T* pair = r + size_t(i) * cols + j;
+      x += float(pair[0]);
+      y += float(pair[1]);
+    } else {
+      x += float(r[size_t(i) * cols + j]);
+      if (j + 1 < cols) y += float(r[size_t(i) * cols + j + 1]);
+    }
+  };
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j) {
+    add_pair(d[4 * j], d[4 * j + 1], row, col + 8 * j);
+    add_pair(d[4 * j + 2], d[4 * j + 3], row + 8, col + 8 * j);
+  }
+}
+
+// As v9's: D = P·Qᵀ in tiles of BM × BN, P = A and Q = B (D is C), or, with a swapped tiling,
+// P = B and Q = A (D is Cᵀ); the tiling is v9's choose().
+constexpr int BK = 64;
+constexpr int MMAS_IN_FLIGHT = 1;  // K-steps whose WGMMAs may still run when the next ones issue
+constexpr int GROUP = 8;  // rows of cluster blocks per group of the grouped order (1: row by row)
+// CTAs of a cluster along M (the tiling's CLUSTER_M, 2 or 1) share the Q tile, loaded once.
+constexpr int CLUSTER_N = 1;  // CTAs of a cluster along N: they share the P tile, loaded once
+template <typename Tiling>  // the scheduler role, in common/hopper; never splitting here
+using Scheduler = hopper::StreamKScheduler<GROUP, Tiling::CLUSTER_M, CLUSTER_N>;
+constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
+template <typename Tiling>  // warpgroup 0 produces, the others consume
+constexpr int THREADS = hopper::warpgroup_threads * (1 + Tiling::CONSUMERS);
+// A box of C: one WGMMA's 64 rows, each one 128-byte swizzled row of C_COLS two-byte elements.
+constexpr int C_COLS = hopper::swizzle_bytes / 2;
+
+// One block per SM: 65,536 registers, 168 each at launch for 384 threads (a multiple of 8), 255 (a
+// thread's most) for a narrow tiling's 256. The producer keeps PRODUCER_REGISTERS and the consumers
+// take what it frees; all must fit in what the launch gave, or a consumer's setmaxnreg.inc waits
+// forever for registers.
+template <typename Tiling>
+constexpr int LAUNCH_REGISTERS = std::min(65536 / THREADS<Tiling> / 8 * 8, 255);
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = 232;
+
+// STAGES buffers for P and Q, the pipeline's pair of barriers for each stage, and each consumer's
+// boxes for the TMA store of C (a swapped tiling stores directly and has none).
+// Each tile starts on a 1024-byte boundary: the 128-byte swizzle pattern repeats every 8 rows
+// of 128 bytes, and both TMA and the WGMMA descriptor assume the pattern starts at the tile.
+// The schedule is static, so the stages carry no tile label: every role walks it on its own.
+template <typename T, typename Tiling>
+struct SharedStorage {
+  alignas(hopper::swizzle_atom_bytes) T a[Tiling::STAGES][Tiling::BM * BK];  // BM rows of P a stage, K-major, swizzled
+  alignas(hopper::swizzle_atom_bytes) T b[Tiling::STAGES][Tiling::BN * BK];  // BN rows of Q per stage
+  // C boxes, swizzled. A swapped tiling's whole C tile is one box per consumer: BN rows of C (of
+  // its M) by the consumer's 64 rows of D (of C's N).
+  alignas(hopper::swizzle_atom_bytes)
+      T c[Tiling::CONSUMERS][Tiling::SWAP ? 1 : C_BOXES][(Tiling::SWAP ? Tiling::BN : hopper::wgmma_m) * C_COLS];
+  hopper::Pipeline<Tiling::STAGES> pipe;
+};
+
+template <typename T, typename Tiling>
+__global__ void __launch_bounds__(THREADS<Tiling>, 1)
+    matmul_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                  const __grid_constant__ CUtensorMap c_map, bool tma_store, T* c, const T* addend, int m, int n,
+                  Scheduler<Tiling> scheduler) {
+  // m × n is D's shape: C's, or with a swapped tiling, Cᵀ's (n × m of C).
+  constexpr int BM = Tiling::BM, BN = Tiling::BN, STAGES = Tiling::STAGES, CLUSTER_M = Tiling::CLUSTER_M;
+  constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
+  constexpr int CONSUMERS = Tiling::CONSUMERS, CONSUMER_ROWS = BM / CONSUMERS;
+  static_assert(CONSUMER_ROWS % hopper::wgmma_m == 0, "each consumer owns whole WGMMA rows");
+  static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS<Tiling>,
+                "the consumers claim more registers than the producer frees");
+  static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 CTAs");
+  static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
+  static_assert(Tiling::SWAP || BN % C_COLS == 0, "a consumer's rows go out as whole boxes");
+  static_assert(!Tiling::SWAP || (CONSUMER_ROWS == hopper::wgmma_m && C_COLS == hopper::wgmma_m),
+                "a swapped tiling's consumer holds one WGMMA's rows, the 64 columns of its C box");
+  constexpr int ROW_BOXES = Tiling::SWAP ? 1 : BN / C_COLS;  // boxes across a consumer's rows of C
+  constexpr int BOXES = Tiling::SWAP ? 0 : CONSUMER_ROWS / hopper::wgmma_m * ROW_BOXES;  // per consumer tile
+  extern __shared__ unsigned char smem_bytes[];
+  auto& smem =
+      *reinterpret_cast<SharedStorage<T, Tiling>*>(matmul::align_up(smem_bytes, hopper::swizzle_atom_bytes));
+  const uint32_t rank = hopper::cluster_rank();
+
+  // A stage is empty once every consumer thread released it. With a cluster, the peers'
+  // consumers read the multicast operand at the same stage: each of them adds one arrival, by its
+  // first thread, once its MMAs on the stage are done.
+  if (threadIdx.x == 0) {
+    hopper::prefetch_tensormap(&a_map);  // fetched while the barriers are set up
+    hopper::prefetch_tensormap(&b_map);
+    smem.pipe.init(CONSUMERS * hopper::warpgroup_threads + CONSUMERS * (CLUSTER - 1));
+  }
+  // The peers' barriers are initialised before anyone arrives on them; a cluster of one is a plain
+  // launch, whose CTA needs only its own threads to see its barriers initialised.
+  if constexpr (CLUSTER > 1)
+    hopper::cluster_sync();
+  else
+    __syncthreads();
+
+  const int warpgroup = threadIdx.x / hopper::warpgroup_threads;
+  if (warpgroup == 0) {
+    hopper::release_registers<PRODUCER_REGISTERS>();
+    if (threadIdx.x == 0) {
+      hopper::PipelineState<STAGES> write;
+      // The CTAs of a cluster row (same tile.m) share P; the first of them multicasts it to the
+      // row. Likewise Q down a cluster column. Every CTA's `full` expects both tiles' bytes.
+      const int rank_m = int(rank) % CLUSTER_M, rank_n = int(rank) / CLUSTER_M;
+      uint16_t row = 0, column = 0;  // the ranks of this CTA's cluster row and column
+      for (int j = 0; j < CLUSTER_N; ++j) row |= uint16_t(1u << (j * CLUSTER_M + rank_m));
+      for (int i = 0; i < CLUSTER_M; ++i) column |= uint16_t(1u << (rank_n * CLUSTER_M + i));
+      hopper::trace::Lane lane(hopper::trace::producer);
+      const int cluster = scheduler.cluster_index();
+      for (hopper::Work w = scheduler.first(cluster); w.unit != hopper::no_more_tiles; w = scheduler.next(w, cluster)) {
+        const matmul::TileCoord tile = scheduler.tile(w.unit, rank);
+        lane.next_tile(w.unit);
+        for (int k_tile = w.k_begin; k_tile < w.k_end; ++k_tile) {
+          lane.mark(hopper::trace::wait_empty);
+          smem.pipe.producer_wait(write);
+          lane.mark(hopper::trace::load);
+          uint64_t* full = smem.pipe.producer_expect(write, sizeof(smem.a[0]) + sizeof(smem.b[0]));
+          if (CLUSTER_N == 1)
+            hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM);
+          else if (rank_n == 0)
+            hopper::tma_load_2d_multicast(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM, row);
+          if (CLUSTER_M == 1)
+            hopper::tma_load_2d(smem.b[write.stage], &b_map, full, k_tile * BK, tile.n * BN);
+          else if (rank_m == 0)
+            hopper::tma_load_2d_multicast(smem.b[write.stage], &b_map, full, k_tile * BK, tile.n * BN, column);
+          write.advance();
+        }
+      }
+    }
+    if constexpr (CLUSTER > 1) hopper::cluster_sync();  // the producer's other 127 threads have nothing else to do
+    return;
+  }
+
+  hopper::claim_registers<CONSUMER_REGISTERS>();
+  const int consumer = warpgroup - 1;
+  const int consumer_row = consumer * CONSUMER_ROWS;  // this consumer's first row in the tile
+  const int thread = threadIdx.x % hopper::warpgroup_threads;
+  const bool storer = thread == 0;  // issues this consumer's TMA stores
+  const int consumer_barrier = 1 + consumer;  // named barrier of this consumer's warpgroup (0 is __syncthreads)
+  float acc[CONSUMER_ROWS / hopper::wgmma_m][BN / 2];  // each piece's (Work's) first WGMMA overwrites it
+  // The previous tile's C, rounded to T and packed in pairs (pack_pair), waits here to be stored
+  // box by box, one per K-step of this tile, while that K-step's WGMMAs run on the tensor cores.
+  uint32_t out[CONSUMER_ROWS / hopper::wgmma_m][BN / 4];
+  int out_row = 0, out_col = 0;  // out's top-left element in C
+  int stored = BOXES;  // boxes of out already stored; BOXES: nothing waits
+  // The storer role, one box. A box of shared memory is written again only once TMA has read what
+  // it held; only the storer can wait for that, so it waits, then releases its warpgroup at the
+  // barrier. Then every thread writes its part and fences it into the async proxy, and once all
+  // have (the second barrier) the storer issues the store and goes on without waiting for it.
+  const auto store_next_box = [&] {
+#pragma unroll
+    for (int box = 0; box < BOXES; ++box) {  // registers are named at compile time: unrolled, one taken
+      if (box != stored) continue;
+      const int i = box / ROW_BOXES, q = box % ROW_BOXES;
+      T* staging = smem.c[consumer][box % C_BOXES];
+      if (storer) hopper::tma_store_wait_read<C_BOXES - 1>();
+      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+      hopper::store_box_swizzled(&out[i][16 * q], staging);
+      hopper::fence_proxy_async();
+      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+      if (storer) {
+        hopper::tma_store_2d(&c_map, staging, out_col + q * C_COLS, out_row + i * hopper::wgmma_m);
+        hopper::tma_store_commit();
+      }
+    }
+    ++stored;
+  };
+  // Hands a stage back to this CTA's producer (every thread) and to each peer's (the first thread).
+  const auto release_stage = [&](hopper::PipelineState<STAGES> at) {
+    smem.pipe.consumer_release(at);
+    if (storer)
+      for (uint32_t peer = 0; peer < CLUSTER; ++peer)
+        if (peer != rank) hopper::mbarrier_arrive_cluster(&smem.pipe.empty[at.stage], peer);
+  };
+  hopper::PipelineState<STAGES> read, release;  // release trails read by MMAS_IN_FLIGHT K-steps
+  hopper::trace::Lane lane(hopper::trace::consumer, consumer);
+  const int cluster = scheduler.cluster_index();
+  for (hopper::Work w = scheduler.first(cluster); w.unit != hopper::no_more_tiles; w = scheduler.next(w, cluster)) {
+    const matmul::TileCoord tile = scheduler.tile(w.unit, rank);
+    const int tile_row = tile.m * BM;
+    const int tile_col = tile.n * BN;
+    lane.next_tile(w.unit);
+
+    for (int k_tile = w.k_begin; k_tile < w.k_end; ++k_tile) {
+      lane.mark(hopper::trace::wait_full);
+      smem.pipe.consumer_wait(read);
+      lane.mark(hopper::trace::compute);
+
+      hopper::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < BK / hopper::wgmma_k; ++kk) {
+#pragma unroll
+        for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
+          // Moving along K inside a swizzled row: 16 elements = 32 bytes further; the hardware
+          // applies the swizzle to the address it computes.
+          const uint64_t desc_a = hopper::smem_descriptor(
+              &smem.a[read.stage][(consumer_row + i * hopper::wgmma_m) * BK + kk * hopper::wgmma_k]);
+          const uint64_t desc_b = hopper::smem_descriptor(&smem.b[read.stage][kk * hopper::wgmma_k]);
+          hopper::wgmma<T, BN>(acc[i], desc_a, desc_b, k_tile > w.k_begin || kk > 0);
+        }
+      }
+      hopper::wgmma_commit();
+      hopper::wgmma_wait<MMAS_IN_FLIGHT>();
+#pragma unroll
+      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+      if (k_tile - w.k_begin >= MMAS_IN_FLIGHT) {
+        release_stage(release);
+        release.advance();
+      }
+      read.advance();
+      if (stored < BOXES) store_next_box();  // this K-step's WGMMAs run meanwhile
+    }
+    hopper::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) hopper::fence_accumulators(acc[i]);
+    lane.mark(hopper::trace::store);
+    // The stages still held go back before the epilogue, so the producer refills them meanwhile.
+    for (int held = 0; held < MMAS_IN_FLIGHT && held < w.k_end - w.k_begin; ++held) {
+      release_stage(release);
+      release.advance();
+    }
+
+        if (addend) {  // the ring's sum: R's elements where this thread holds D's, added in fp32
+#pragma unroll
+      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
+        add_fragment<BN, Tiling::SWAP>(acc[i], addend, tile_row + consumer_row + i * hopper::wgmma_m, tile_col, m, n);
+    }
+    if (Tiling::SWAP && tma_store) {  // D is Cᵀ: transposed into the box (stmatrix.trans), then one TMA store
+      T* box = smem.c[consumer][0];
+      if (storer) hopper::tma_store_wait_read<0>();  // the previous tile's box has been read
+      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+      hopper::store_fragment_transposed_swizzled<BN>(acc[0], box);
+      hopper::fence_proxy_async();
+      hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
+      if (storer) {
+        hopper::tma_store_2d(&c_map, box, tile_row + consumer_row, tile_col);
+        hopper::tma_store_commit();
+      }
+    } else if (Tiling::SWAP) {  // C's rows are not 16-byte multiples: each element to its place in C
+      hopper::store_fragment_transposed<BN>(acc[0], c, tile_row + consumer_row, tile_col, m, n);
+    } else if (!tma_store) {  // C's rows are not 16-byte multiples: no tensor map, v5's direct stores
+#pragma unroll
+      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
+        hopper::store_fragment<BN>(acc[i], c, tile_row + consumer_row + i * hopper::wgmma_m, tile_col, m, n);
+    } else {
+      // The tile's C waits in out for the next piece's K-steps; boxes the previous piece's K-steps
+      // did not cover (a piece, or K, shorter than BOXES steps) go out now.
+      while (stored < BOXES) store_next_box();
+#pragma unroll
+      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
+#pragma unroll
+        for (int j = 0; j < BN / 4; ++j) out[i][j] = hopper::pack_pair<T>(acc[i][2 * j], acc[i][2 * j + 1]);
+      out_row = tile_row + consumer_row;
+      out_col = tile_col;
+      stored = 0;
+    }
+  }
+  while (stored < BOXES) store_next_box();  // the last tile's C: no MMAs left to hide behind
+  if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
+  if constexpr (CLUSTER > 1) hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
+}
+
+template <typename Tiling, typename T>
+void launch(const T* a, const T* b, T* c, const T* addend, int m, int n, int k, cudaStream_t stream) {
+  constexpr int BM = Tiling::BM, BN = Tiling::BN, CLUSTER_M = Tiling::CLUSTER_M, CLUSTER = CLUSTER_M * CLUSTER_N;
+  // D = P·Qᵀ, D rows × cols: C itself, or Cᵀ with A and B swapped.
+  const T* p = Tiling::SWAP ? b : a;
+  const T* q = Tiling::SWAP ? a : b;
+  const int rows = Tiling::SWAP ? n : m, cols = Tiling::SWAP ? m : n;
+  const CUtensorMap a_map = hopper::make_tile_map(p, hopper::tile_map_params(rows, k, BM, BK));
+  const CUtensorMap b_map = hopper::make_tile_map(q, hopper::tile_map_params(cols, k, BN, BK));
+  // TMA needs C's row pitch to be a multiple of 16 bytes; otherwise the kernel stores directly.
+  const bool tma_store = n % 8 == 0;
+  // A box of C: one WGMMA's 64 rows by C_COLS, or with a swapped tiling BN rows (of M) by C_COLS.
+  const int box_rows = Tiling::SWAP ? BN : hopper::wgmma_m;
+  const CUtensorMap c_map =
+      tma_store ? hopper::make_tile_map(c, hopper::tile_map_params(m, n, box_rows, C_COLS)) : CUtensorMap{};
+  const int blocks_m = matmul::ceil_div(matmul::ceil_div(rows, BM), CLUSTER_M);
+  const int blocks_n = matmul::ceil_div(matmul::ceil_div(cols, BN), CLUSTER_N);
+  matmul::validate_grid(int64_t(blocks_m) * blocks_n * CLUSTER);
+  const size_t smem_bytes = sizeof(SharedStorage<T, Tiling>) + hopper::swizzle_atom_bytes;  // + room to align
+  const int resident = hopper::prepare<matmul_kernel<T, Tiling>>(THREADS<Tiling>, smem_bytes, CLUSTER);
+  // Whole tiles on the static stride (no split: v9's plan without a queue).
+  const Scheduler<Tiling> scheduler =
+      Scheduler<Tiling>::plan(blocks_m, blocks_n, matmul::ceil_div(k, BK), resident, false, 1, 1);
+  CUDA_CHECK(hopper::trace::attach(stream));
+  hopper::launch_cluster(matmul_kernel<T, Tiling>, scheduler.clusters, CLUSTER, THREADS<Tiling>, smem_bytes, stream, a_map,
+                         b_map, c_map, tma_store, c, addend, rows, cols, scheduler);
+}
+
+template <typename T>
+void dispatch(const T* a, const T* b, T* c, const T* addend, int m, int n, int k, cudaStream_t stream) {
+  matmul::validate_shape({m, n, k});
+  matmul::validate_operands(a, b, c);
+  switch (v9_stream_k::choose(m, n, k)) {
+    case Tile::wide:
+      return launch<v9_stream_k::Wide>(a, b, c, addend, m, n, k, stream);
+    case Tile::wide192:
+      return launch<v9_stream_k::Wide192>(a, b, c, addend, m, n, k, stream);
+    case Tile::square:
+      return launch<v9_stream_k::Square>(a, b, c, addend, m, n, k, stream);
+    case Tile::swap128:
+      return launch<v9_stream_k::Swap128>(a, b, c, addend, m, n, k, stream);
+    case Tile::swap64:
+      return launch<v9_stream_k::Swap64>(a, b, c, addend, m, n, k, stream);
+    case Tile::swap16:
+      return launch<v9_stream_k::Swap16>(a, b, c, addend, m, n, k, stream);
+    case Tile::narrow128:
+      return launch<v9_stream_k::Narrow128>(a, b, c, addend, m, n, k, stream);
+    case Tile::narrow64:
+      return launch<v9_stream_k::Narrow64>(a, b, c, addend, m, n, k, stream);
+    case Tile::narrow16:
+      return launch<v9_stream_k::Narrow16>(a, b, c, addend, m, n, k, stream);
+  }
+  throw std::invalid_argument("v11_tensor_parallel: v9's choose() gave a tile this GEMM does not know");
+}
+
+}  // namespace
+
+void gemm(const __half* a, const __half* b, __half* c, const __half* addend, int m, int n, int k, cudaStream_t stream) {
+  dispatch(a, b, c, addend, m, n, k, stream);
+}
+
+void gemm(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, const __nv_bfloat16* addend, int m, int n,
+          int k, cudaStream_t stream) {
+  dispatch(a, b, c, addend, m, n, k, stream);
+}
+
+}  // namespace v11_tensor_parallel
