@@ -1,17 +1,17 @@
-// The two layers in their three forms. Every GEMM is gemm.h's: v9's kernel (its chooser picks the
-// tiling for the chunk's shape) without stream-K, whose finisher waits for CTAs of its own grid,
-// and beside a communication kernel that holds SMs while it waits for a peer, could wait forever
-// (docs/v11_tensor_parallel.md, Pitfalls); in the storer form it also adds the neighbour's sum.
+// The two layers in their three forms. Every GEMM is v9's (its chooser picks the tiling for the
+// chunk's shape), called without a TileQueue: stream-K's finisher waits for CTAs of its own grid,
+// and beside a communication kernel that holds SMs while it waits for a peer, that could wait
+// forever (docs/v11_tensor_parallel.md, Pitfalls).
 #include <stdexcept>
 #include <string>
 
 #include "common/check.h"
 #include "common/dtype.h"
 #include "common/problem.h"
-#include "v11_tensor_parallel/gemm.h"
 #include "v11_tensor_parallel/nccl_check.h"
 #include "v11_tensor_parallel/signals.h"
 #include "v11_tensor_parallel/tensor_parallel.h"
+#include "v9_stream_k/matmul.h"
 
 namespace v11_tensor_parallel {
 
@@ -23,6 +23,11 @@ namespace {
 
 template <typename T>
 constexpr ncclDataType_t nccl_type = matmul::dtype_of<T> == matmul::DType::fp16 ? ncclHalf : ncclBfloat16;
+
+template <typename T>
+void gemm(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stream) {
+  v9_stream_k::matmul(a, b, c, m, n, k, stream, nullptr);
+}
 
 // A row-parallel slot, (m/P) × n elements, starts on a 256-byte boundary (TMA wants 16).
 std::size_t slot_elements(int rows, int n) { return (std::size_t(rows) * n + 127) / 128 * 128; }
@@ -170,17 +175,17 @@ void column(Rank& rank, Form form, const T* w, T* y, int m, int n, int k, cudaSt
   Ring ring(rank, form, stream);
   if (form == Form::sequential) {  // (a) gather all of x, in place, then one GEMM
     NCCL_CHECK(ncclAllGather(block(r), x, std::size_t(rows) * k, nccl_type<T>, rank.comm(), stream));
-    gemm(x, w, y, nullptr, m, n, k, stream);
+    gemm<T>(x, w, y, m, n, k, stream);
     return ring.close();
   }
   // (b), (c): this rank's rows first, while the ring brings the others, one block a step.
-  gemm(block(r), w, out(r), nullptr, rows, n, k, stream);
+  gemm<T>(block(r), w, out(r), rows, n, k, stream);
   for (int s = 1; s < P; ++s) {
     T* sent = block(column_block_sent(r, s, P));
     T* received = block(column_block_received(r, s, P));
     ring.exchange(sent, received, sent, std::size_t(rows) * k * sizeof(T), nccl_type<T>, std::size_t(rows) * k);
     ring.arrived(s);
-    gemm(received, w, out(column_block_received(r, s, P)), nullptr, rows, n, k, stream);
+    gemm<T>(received, w, out(column_block_received(r, s, P)), rows, n, k, stream);
   }
   ring.close();
 }
@@ -193,12 +198,12 @@ void row(Rank& rank, Form form, const T* x, const T* w, T* y, int m, int n, int 
   T* buffer = static_cast<T*>(rank.buffer());
   Ring ring(rank, form, stream);
   if (form == Form::sequential) {  // (a) the whole partial product, then NCCL's reduce-scatter
-    gemm(x, w, buffer, nullptr, m, n, k, stream);
+    gemm<T>(x, w, buffer, m, n, k, stream);
     NCCL_CHECK(ncclReduceScatter(buffer, y, std::size_t(rows) * n, nccl_type<T>, ncclSum, rank.comm(), stream));
     return ring.close();
   }
-  // (b), (c): the ring. Slot s − 1 receives step s's sum from the previous rank; in the chunked form
-  // slot P − 1 holds this rank's own partial product and slot P − 1 + s the sum it sends at step s.
+  // (b), (c): the ring. Slot s − 1 receives step s's sum from the previous rank, slot P − 1 holds
+  // this rank's own partial product, and (chunked) slot P − 1 + s the sum this rank sends at step s.
   const std::size_t slot = slot_elements(rows, n);
   const auto received = [&](int s) { return buffer + (s - 1) * slot; };
   T* product = buffer + (P - 1) * slot;
@@ -210,13 +215,13 @@ void row(Rank& rank, Form form, const T* x, const T* w, T* y, int m, int n, int 
     // the next rank's slot, the chunked form into its own slot for NCCL to send.
     T* target = s == P ? y : form == Form::storer ? ring.in_next(received(s)) : sent(s);
     if (s == 1) {
-      gemm(x_block, w, target, nullptr, rows, n, k, stream);  // the storer's TMA stores cross NVLink here
-    } else if (form == Form::storer) {  // the sum in the GEMM's epilogue, once the neighbour's has landed
-      ring.await_data(stream);
-      gemm(x_block, w, target, received(s - 1), rows, n, k, stream);
-    } else {  // NCCL's step runs beside this GEMM; the sum after both
-      gemm(x_block, w, product, nullptr, rows, n, k, stream);
-      ring.arrived(s - 1);
+      gemm<T>(x_block, w, target, rows, n, k, stream);  // the storer's TMA stores cross NVLink here
+    } else {
+      gemm<T>(x_block, w, product, rows, n, k, stream);
+      if (form == Form::storer)
+        ring.await_data(stream);
+      else
+        ring.arrived(s - 1);
       add<T>(target, product, received(s - 1), count, stream);
     }
     if (s == P) break;
@@ -237,7 +242,7 @@ std::size_t column_buffer_bytes(int, int m, int k) { return std::size_t(m) * k *
 std::size_t row_buffer_bytes(int ranks, Form form, int m, int n) {
   const int rows = m / ranks;
   if (form == Form::sequential) return std::size_t(m) * n * matmul::dtype_bytes;
-  const int slots = form == Form::chunked ? 2 * ranks - 1 : ranks - 1;
+  const int slots = form == Form::chunked ? 2 * ranks - 1 : ranks;
   return slots * slot_elements(rows, n) * matmul::dtype_bytes;
 }
 

@@ -3,8 +3,8 @@
 //
 //   v11_tensor_parallel [--devices 0,1] [--dtype fp16|bf16] [--m 2048,8192,32768] [--iters 10]
 //                       [--json FILE]
-//   v11_tensor_parallel --chunk-cost P [--m ...]   no communication: the chunked and storer forms'
-//                                                   GEMMs for P ranks against the GEMM alone, one GPU
+//   v11_tensor_parallel --chunk-cost P [--m ...]   no communication: the chunked forms' GEMMs for
+//                                                   P ranks against the GEMM alone, on one GPU
 // (common/harness/cli.h parses them.)
 // Each rank times its own launches; a row is the median over the iterations of the slowest rank.
 #include <algorithm>
@@ -27,10 +27,10 @@
 #include "common/harness/results.h"
 #include "common/harness/stats.h"
 #include "common/harness/timing.h"
-#include "v11_tensor_parallel/gemm.h"
 #include "v11_tensor_parallel/nccl_check.h"
 #include "v11_tensor_parallel/signals.h"
 #include "v11_tensor_parallel/tensor_parallel.h"
+#include "v9_stream_k/matmul.h"
 
 namespace tp = v11_tensor_parallel;
 
@@ -96,9 +96,8 @@ std::vector<float> time_op(bool runs, const std::function<void(cudaStream_t)>& o
 }
 
 template <typename T>
-void gemm(const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t s, const void* addend = nullptr) {
-  tp::gemm(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), static_cast<const T*>(addend), m, n,
-           k, s);
+void gemm(const void* a, const void* b, void* c, int m, int n, int k, cudaStream_t s) {
+  v9_stream_k::matmul(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), m, n, k, s, nullptr);
 }
 
 // One rank's buffers for one layer and M, filled with random values.
@@ -226,8 +225,7 @@ void measure(const matmul::TensorParallelOptions& args, std::vector<Row>& rows) 
 }
 
 // --chunk-cost P: on one GPU, no communication. The chunked forms' launches for P ranks (column: P
-// GEMMs of M/P rows; row: P GEMMs of M/P rows and P − 1 sums) against one GEMM of the rank's shard;
-// for a row layer also the storer form's, whose GEMMs after the first add the sum in their epilogue.
+// GEMMs of M/P rows; row: P GEMMs of M/P rows and P − 1 sums) against one GEMM of the rank's shard.
 template <typename T>
 void chunk_cost(const matmul::TensorParallelOptions& args, std::vector<Row>& rows) {
   const int P = args.chunk_cost;
@@ -248,30 +246,15 @@ void chunk_cost(const matmul::TensorParallelOptions& args, std::vector<Row>& row
           if (!l.column && b > 0) tp::add(static_cast<T*>(sum.get()), out, out - size_t(part) * n, size_t(part) * n, s);
         }
       };
-      const auto fused = [&](cudaStream_t s) {  // each block's sum into the next block's GEMM
-        for (int b = 0; b < P; ++b) {
-          T* out = static_cast<T*>(y.get()) + size_t(b) * part * n;
-          gemm<T>(static_cast<const T*>(x.get()) + size_t(b) * part * k, w.get(), out, part, n, k, s,
-                  b > 0 ? out - size_t(part) * n : nullptr);
-        }
-      };
-      // Interleaved, launch by launch, so that clock changes hit all alike (common/harness/timing.h).
-      std::vector<matmul::Launch> launches{one, chunks};
-      if (!l.column) launches.push_back(fused);
-      matmul::warm_up(launches, 10, stream);
-      const matmul::Samples ms = matmul::time_rounds(launches, args.iters, stream);
+      // Interleaved, launch by launch, so that clock changes hit both alike (common/harness/timing.h).
+      matmul::warm_up({one, chunks}, 10, stream);
+      const matmul::Samples ms = matmul::time_rounds({one, chunks}, args.iters, stream);
       const double ta = matmul::summarize(ms[0]).median, tb = matmul::summarize(ms[1]).median;
       const double flops = 2.0 * m * double(n) * k;
       rows.push_back({l.name, "gemm alone", m, n, k, P, ta, flops / ta / 1e9, 0});
       rows.push_back({l.name, "chunked gemms", m, n, k, P, tb, flops / tb / 1e9, 0});
-      std::printf("%-8s M %6d  N %6d  K %6d  P %d  gemm alone %8.3f ms  chunked %8.3f ms  cost %+5.1f%%", l.name, m, n,
-                  k, P, ta, tb, 100.0 * (tb / ta - 1));
-      if (!l.column) {
-        const double tc = matmul::summarize(ms[2]).median;
-        rows.push_back({l.name, "storer gemms", m, n, k, P, tc, flops / tc / 1e9, 0});
-        std::printf("  storer %8.3f ms  cost %+5.1f%%", tc, 100.0 * (tc / ta - 1));
-      }
-      std::printf("\n");
+      std::printf("%-8s M %6d  N %6d  K %6d  P %d  gemm alone %8.3f ms  chunked %8.3f ms  cost %+5.1f%%\n", l.name, m,
+                  n, k, P, ta, tb, 100.0 * (tb / ta - 1));
       std::fflush(stdout);
     }
   }
