@@ -7,6 +7,7 @@
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -274,13 +275,18 @@ TEST_CASE("the loopback group (ranks sharing one GPU), storer form, against one 
   const DType t = GENERATE(DType::fp16, DType::bf16);
   // Ragged: M/P rows not a multiple of a tile, N and K not multiples of 64.
   const int m = P * 67, n = 200, k = 136;
-  tp::Group group(std::vector<int>(P, 0), std::max(buffer_for(P, m, 203, k), buffer_for(P, P * 256, 512, 1024)));
+  tp::Group group(std::vector<int>(P, 0), std::max({buffer_for(P, m, 203, k), buffer_for(P, P * 256, 512, 1024),
+                                                    buffer_for(P, P * 512, 6144, 128)}));
   REQUIRE(group.loopback());
   check_layer(group, tp::Form::storer, true, t, m, n, k);
   check_layer(group, tp::Form::storer, false, t, m, n, k);
   check_layer(group, tp::Form::storer, false, t, m, 203, k);  // rows of y not 16-byte multiples
   check_layer(group, tp::Form::storer, true, t, P * 256, 512, 1024);  // whole tiles
   check_layer(group, tp::Form::storer, false, t, P * 256, 512, 1024);
+  if (P == 2) {  // tiles of C, not of Cᵀ (wide192), stored into the neighbour's slot; N odd: no TMA store
+    check_layer(group, tp::Form::storer, false, t, P * 512, 6144, 128);
+    check_layer(group, tp::Form::storer, false, t, P * 512, 6143, 128);
+  }
   // Layers alternating, with no host wait: a row call's slots overlap the column call's x.
   check_calls(group, {{tp::Form::storer, true}, {tp::Form::storer, false}, {tp::Form::storer, true}}, t, m, n, k);
 }
