@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/all_kernels.h"
@@ -105,6 +106,27 @@ std::optional<std::string> not_implemented(const matmul::Version& v, F&& run) {
   } catch (const matmul::NotImplemented& e) {
     if (!v.peer) throw;
     return v.name + " skipped: " + e.what();
+  }
+}
+
+// Runs body(i, failures) on `threads` host threads at once. Catch2's checks are for one thread: a
+// thread notes what failed (or throws), and the checks are made once all have joined.
+template <typename F>
+inline void on_threads(int threads, F&& body) {
+  std::vector<std::vector<std::string>> failures(size_t(threads), std::vector<std::string>{});
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i)
+    pool.emplace_back([&, i] {
+      try {
+        body(i, failures[size_t(i)]);
+      } catch (const std::exception& e) {
+        failures[size_t(i)].push_back(e.what());
+      }
+    });
+  for (std::thread& th : pool) th.join();
+  for (int i = 0; i < threads; ++i) {
+    INFO("thread " << i);
+    for (const std::string& f : failures[size_t(i)]) FAIL_CHECK(f);
   }
 }
 

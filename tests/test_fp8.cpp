@@ -7,7 +7,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/check.h"
@@ -117,27 +116,19 @@ TEST_CASE("v10_fp8 from four threads at once on cudaStreamPerThread, each with o
     problems.back()->new_inputs(fresh_seed(), 2);
     problems.back()->compute_reference(1);
   }
-  std::vector<std::string> failures(threads);
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      Fp8Problem& p = *problems[size_t(t)];
-      std::unique_ptr<hopper::TileQueue> queue = t < 2 ? std::make_unique<hopper::TileQueue>() : nullptr;
-      for (int call = 0; call < 5; ++call) {
-        p.poison_c(cudaStreamPerThread);
-        run(p, cudaStreamPerThread, queue.get());
-        CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
-        const Fp8Problem::Error e = p.compare();
-        if (e.unwritten != 0 || e.nonfinite != 0 || e.rel_err > fp8_tolerance(p.scaling()))
-          failures[size_t(t)] += "call " + std::to_string(call) + ": rel err " + std::to_string(e.rel_err) +
-                                 ", unwritten " + std::to_string(e.unwritten) + "; ";
-      }
-    });
-  for (std::thread& th : pool) th.join();
-  for (int t = 0; t < threads; ++t) {
-    INFO("thread " << t);
-    CHECK(failures[size_t(t)].empty());
-  }
+  on_threads(threads, [&](int t, std::vector<std::string>& failures) {
+    Fp8Problem& p = *problems[size_t(t)];
+    std::unique_ptr<hopper::TileQueue> queue = t < 2 ? std::make_unique<hopper::TileQueue>() : nullptr;
+    for (int call = 0; call < 5; ++call) {
+      p.poison_c(cudaStreamPerThread);
+      run(p, cudaStreamPerThread, queue.get());
+      CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+      const Fp8Problem::Error e = p.compare();
+      if (e.unwritten != 0 || e.nonfinite != 0 || e.rel_err > fp8_tolerance(p.scaling()))
+        failures.push_back("call " + std::to_string(call) + ": rel err " + std::to_string(e.rel_err) + ", unwritten " +
+                           std::to_string(e.unwritten));
+    }
+  });
 }
 
 TEST_CASE("the FP8 check fails a C left unwritten and a C with the wrong scale", "[fp8]") {

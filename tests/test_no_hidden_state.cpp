@@ -12,7 +12,6 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/harness/harness.h"
@@ -55,27 +54,6 @@ int counter_value(const hopper::TileQueue& queue) {
 std::string describe(const Checked& c, const Verification& check) {
   return std::to_string(c.x.shape.m) + "x" + std::to_string(c.x.shape.n) + "x" + std::to_string(c.x.shape.k) + ": " +
          check.failure();
-}
-
-// Runs body(i, failures) on `threads` host threads at once. Catch2's checks are for one thread: a
-// thread notes what failed (or throws), and the checks are made once all have joined.
-template <typename F>
-void on_threads(int threads, F&& body) {
-  std::vector<std::vector<std::string>> failures(size_t(threads), std::vector<std::string>{});
-  std::vector<std::thread> pool;
-  for (int i = 0; i < threads; ++i)
-    pool.emplace_back([&, i] {
-      try {
-        body(i, failures[size_t(i)]);
-      } catch (const std::exception& e) {
-        failures[size_t(i)].push_back(e.what());
-      }
-    });
-  for (std::thread& th : pool) th.join();
-  for (int i = 0; i < threads; ++i) {
-    INFO("thread " << i);
-    for (const std::string& f : failures[size_t(i)]) FAIL_CHECK(f);
-  }
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 // v9's own rules, beyond what every version is tested for: each tiling of its menu, forced, is
 // right on ragged shapes with and without a queue, and again on new inputs; a split tile's fix-up
 // adds the partials in a fixed order, so a rerun is bit-identical; the flags are all down after
-// each checked launch; and
-// choose() picks the tilings its page justifies.
+// each checked launch; each tiling is right from four threads on cudaStreamPerThread at once and
+// from a graph replayed on two streams; and choose() picks the tilings its page justifies.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -109,4 +111,68 @@ TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split t
     run(tile, t, x, nullptr, q);
     checked();
   }
+}
+
+TEST_CASE("every tiling of v9's menu, forced, from four threads on cudaStreamPerThread and from a graph on two streams",
+          "[stream_k]") {
+  require_hopper_or_skip();
+  const Tile tile = GENERATE(Tile::wide, Tile::wide192, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16,
+                             Tile::narrow128, Tile::narrow64, Tile::narrow16);
+  const DType t = GENERATE(DType::fp16, DType::bf16);
+  INFO(v9_stream_k::name(tile) << " " << dtype_name(t));
+  // Shapes that every tiling splits with a queue (few tiles, long K): the partials and flags live in
+  // the queue, so two launches at once with different queues must not meet, and without one none.
+  const auto reference = [&](const Operands& x, cudaStream_t stream) {
+    DeviceBuffer ref(x.c_count() * sizeof(float));
+    cublas_reference(t, x.a.get(), x.b.get(), static_cast<float*>(ref.get()), int(x.shape.m), int(x.shape.n),
+                     int(x.shape.k), stream);
+    return ref;
+  };
+  const auto check = [&](const Operands& x, const DeviceBuffer& ref) {
+    return compare_to_reference(t, x.c.get(), static_cast<const float*>(ref.get()), x.c_count());
+  };
+  on_threads(4, [&](int i, std::vector<std::string>& failures) {
+    const cudaStream_t stream = cudaStreamPerThread;
+    std::unique_ptr<hopper::TileQueue> queue = i < 2 ? std::make_unique<hopper::TileQueue>() : nullptr;
+    Operands x({300 + 8 * i, 1000 + 8 * i, 3000}, t, stream);
+    const DeviceBuffer ref = reference(x, stream);
+    for (int call = 0; call < 3; ++call) {
+      fill_bits(x.c.get(), x.c_count(), poison_bits, stream);
+      run(tile, t, x, stream, queue.get());
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      const Verification result = check(x, ref);
+      if (!result.pass()) failures.push_back("call " + std::to_string(call) + ": " + result.failure());
+    }
+    if (!queue) return;
+    const std::vector<int> flags = flags_of(*queue);
+    if (std::any_of(flags.begin(), flags.end(), [](int flag) { return flag != 0; }))
+      failures.push_back("a flag of the thread's queue was left raised");
+  });
+  // A queued call captured once, replayed on either stream in turn, with new inputs each time.
+  cudaStream_t streams[2];
+  for (cudaStream_t& s : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  hopper::TileQueue queue;
+  Operands x({260, 1000, 2056}, t, streams[0]);
+  CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+  cudaGraph_t graph = nullptr;
+  CUDA_CHECK(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeGlobal));
+  run(tile, t, x, streams[0], &queue);
+  CUDA_CHECK(cudaStreamEndCapture(streams[0], &graph));
+  cudaGraphExec_t exec = nullptr;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 4; ++replay) {
+    const cudaStream_t stream = streams[replay % 2];
+    x.new_inputs(t, stream);
+    const DeviceBuffer ref = reference(x, stream);
+    fill_bits(x.c.get(), x.c_count(), poison_bits, stream);
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    const Verification result = check(x, ref);
+    INFO("replay " << replay << ": " << result.failure());
+    CHECK(result.pass());
+  }
+  for (int flag : flags_of(queue)) CHECK(flag == 0);
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamDestroy(s));
 }

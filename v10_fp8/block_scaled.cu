@@ -226,10 +226,33 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int tile_col = tile.n * BN;
     lane.next_tile(index);
 
+    // The sum starts at zero, so that every K-step runs one code path: with a separate first step
+    // (sum = product) ptxas kept the sum in other registers on each path and copied 48 of them at
+    // the top of every K-step.
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
+#pragma unroll
+        for (int j = 0; j < HALF / 2; ++j) sum[h][i][j] = 0.0f;
     for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
       lane.mark(hopper::trace::wait_full);
       smem.pipe.consumer_wait(read);
       lane.mark(hopper::trace::compute);
+      // The K-step's scales, read before its WGMMAs so that their latency is hidden behind them
+      // and not added to the promotion's. A thread's accumulators cover two rows of each WGMMA,
+      // warp_row and warp_row + 8: pairs 4j, 4j+1 the first, 4j+2, 4j+3 the second.
+      float top[2][CONSUMER_ROWS / hopper::wgmma_m], bottom[2][CONSUMER_ROWS / hopper::wgmma_m];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float sb = smem.scale_b[read.stage][h][k_tile % 4];
+#pragma unroll
+        for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
+          const int row = consumer_row + i * hopper::wgmma_m + warp_row;
+          top[h][i] = smem.scale_a[read.stage][row] * sb;
+          bottom[h][i] = smem.scale_a[read.stage][row + 8] * sb;
+        }
+      }
 #pragma unroll
       for (int h = 0; h < 2; ++h) {  // the tile's two halves of columns, one B scale block each
         hopper::wgmma_fence();
@@ -248,24 +271,17 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
         hopper::wgmma_commit();
         hopper::wgmma_wait<0>();  // the promotion reads these products: the other consumer's WGMMAs run meanwhile
-        // Promotion: sum += acc · scale_a(row) · scale_b. A thread's accumulators cover two rows of
-        // each WGMMA, warp_row and warp_row + 8: pairs 4j, 4j+1 the first, 4j+2, 4j+3 the second.
-        const float sb = smem.scale_b[read.stage][h][k_tile % 4];
+        // Promotion: sum += acc · scale_a(row) · scale_b. Before it, after the second half, the stage
+        // goes back to the producer: its tiles are read and its scales are in registers.
+        if (h == 1) release_stage(read);
 #pragma unroll
         for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
           hopper::fence_accumulators(acc[i]);
-          const int row = consumer_row + i * hopper::wgmma_m + warp_row;
-          const float top = smem.scale_a[read.stage][row] * sb, bottom = smem.scale_a[read.stage][row + 8] * sb;
-          if (k_tile == 0) {
 #pragma unroll
-            for (int j = 0; j < HALF / 2; ++j) sum[h][i][j] = acc[i][j] * (j % 4 < 2 ? top : bottom);
-          } else {
-#pragma unroll
-            for (int j = 0; j < HALF / 2; ++j) sum[h][i][j] = fmaf(acc[i][j], j % 4 < 2 ? top : bottom, sum[h][i][j]);
-          }
+          for (int j = 0; j < HALF / 2; ++j)
+            sum[h][i][j] = fmaf(acc[i][j], j % 4 < 2 ? top[h][i] : bottom[h][i], sum[h][i][j]);
         }
       }
-      release_stage(read);  // its tiles and scales are read
       read.advance();
     }
     lane.mark(hopper::trace::store);
