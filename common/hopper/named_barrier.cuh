@@ -10,4 +10,10 @@ __device__ inline void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// Arrives at barrier `id` without waiting: one of the `threads` that complete it, the others
+// waiting in named_barrier_sync (a signal from one warpgroup to another).
+__device__ inline void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 }  // namespace hopper
