@@ -68,6 +68,13 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   STATIC_REQUIRE(v9_stream_k::choose(1024, 6400, 4096) == Tile::wide);  // 200
   STATIC_REQUIRE(v9_stream_k::choose(2048, 2048, 2048) == Tile::swap128);  // 128, K short
   STATIC_REQUIRE(v9_stream_k::choose(2048, 4096, 4096) == Tile::wide);
+  // Small and short: the most tiles that fit one wave (16-column ones only where K <= 1024).
+  STATIC_REQUIRE(v9_stream_k::choose(256, 512, 512) == Tile::narrow16);  // 128 tiles
+  STATIC_REQUIRE(v9_stream_k::choose(512, 512, 512) == Tile::swap16);  // 128; narrow16 256
+  STATIC_REQUIRE(v9_stream_k::choose(512, 1024, 1024) == Tile::narrow64);  // 128; swap16 256
+  STATIC_REQUIRE(v9_stream_k::choose(512, 512, 2048) == Tile::narrow64);  // swap16's 128 not asked: K 2048
+  STATIC_REQUIRE(v9_stream_k::choose(768, 1024, 1024) == Tile::narrow128);  // narrow64 192
+  STATIC_REQUIRE(v9_stream_k::choose(512, 512, 4096) == Tile::narrow128);  // K too long for the rule
 }
 
 TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split tiles rerun bit-identical",

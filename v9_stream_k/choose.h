@@ -62,6 +62,12 @@ constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS
 // the units, so split-K cuts each in half the pieces.
 constexpr long NARROW_TILES = 64;
 
+// A small product (swapped tiles of 128 × 128 under one wave) with a short K has little K to split:
+// it takes the smallest tiles that still make at most one wave. The 16-column tiles only where K is
+// shorter still: their n16 WGMMAs do an eighth of an n128's work for each read of their 64 rows.
+constexpr int SHORT_K = 2048;
+constexpr int SHORT_K_16 = 1024;
+
 // The tiling for C = A·Bᵀ with A m × k and B n × k.
 constexpr Tile choose(int m, int n, int k) {
   const bool narrow = (n + 127) / 128 <= NARROW_TILES;  // M ≤ 128 is one column of swapped tiles
@@ -71,6 +77,12 @@ constexpr Tile choose(int m, int n, int k) {
   const long wide_tiles = long((m + 127) / 128) * ((n + 255) / 256);
   if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) return Tile::wide;
   const long rows = (m + 127) / 128, swap128_tiles = rows * ((n + 127) / 128);  // rows of M: 128 in all three
+  if (swap128_tiles < SMS && k <= SHORT_K) {
+    const long narrow_rows = (n + 63) / 64, swap_rows = (n + 127) / 128;  // rows of N
+    if (k <= SHORT_K_16 && narrow_rows * ((m + 15) / 16) <= SMS) return Tile::narrow16;
+    if (k <= SHORT_K_16 && swap_rows * ((m + 15) / 16) <= SMS) return Tile::swap16;
+    if (narrow_rows * ((m + 63) / 64) <= SMS) return Tile::narrow64;
+  }
   const double swap128 = wave_fill(swap128_tiles);
   if (wave_fill((rows + 1) / 2 * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;  // clusters of 2
   if (swap128_tiles < SMS && wave_fill(rows * ((n + 63) / 64)) > swap128 + FILL_TIE) return Tile::narrow128;
