@@ -62,9 +62,9 @@ constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS
 // the units, so split-K cuts each in half the pieces.
 constexpr long NARROW_TILES = 64;
 
-// A small product (swapped tiles of 128 × 128 under one wave) with a short K has little K to split:
-// it takes the smallest tiles that still make at most one wave. The 16-column tiles only where K is
-// shorter still: their n16 WGMMAs do an eighth of an n128's work for each read of their 64 rows.
+// A small product (swap128 under one wave) with a short K has little K to split: the smallest
+// tiles that make at most one wave. 16-column tiles only for a shorter K still: their n16 WGMMAs
+// do an eighth of an n128's work for each read of their 64 rows.
 constexpr int SHORT_K = 2048;
 constexpr int SHORT_K_16 = 1024;
 
