@@ -5,9 +5,11 @@
 // from a graph replayed on two streams; and choose() picks the tilings its page justifies.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ using namespace matmul;
 using v9_stream_k::Tile;
 
 namespace {
+
+// Every tiling of v9's menu.
+constexpr Tile menu[] = {Tile::wide,   Tile::wide192,   Tile::square,   Tile::swap128, Tile::swap64,
+                         Tile::swap16, Tile::narrow128, Tile::narrow64, Tile::narrow16};
 
 void run(Tile tile, DType t, Operands& x, cudaStream_t stream, hopper::TileQueue* queue) {
   const int m = int(x.shape.m), n = int(x.shape.n), k = int(x.shape.k);
@@ -80,8 +86,7 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
 TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split tiles rerun bit-identical",
           "[stream_k]") {
   require_hopper_or_skip();
-  const Tile tile = GENERATE(Tile::wide, Tile::wide192, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16,
-                             Tile::narrow128, Tile::narrow64, Tile::narrow16);
+  const Tile tile = GENERATE(from_range(std::begin(menu), std::end(menu)));
   const DType t = GENERATE(DType::fp16, DType::bf16);
   // Few units with long K (every cluster shares a few tiles), one ragged unit, more units than
   // clusters with a ragged last wave, K of one step, and N not a multiple of 8 (no TMA store).
@@ -123,8 +128,7 @@ TEST_CASE("every tiling of v9's menu, forced, is right on ragged shapes; split t
 TEST_CASE("every tiling of v9's menu, forced, from four threads on cudaStreamPerThread and from a graph on two streams",
           "[stream_k]") {
   require_hopper_or_skip();
-  const Tile tile = GENERATE(Tile::wide, Tile::wide192, Tile::square, Tile::swap128, Tile::swap64, Tile::swap16,
-                             Tile::narrow128, Tile::narrow64, Tile::narrow16);
+  const Tile tile = GENERATE(from_range(std::begin(menu), std::end(menu)));
   const DType t = GENERATE(DType::fp16, DType::bf16);
   INFO(v9_stream_k::name(tile) << " " << dtype_name(t));
   // Shapes that every tiling splits with a queue (few tiles, long K): the partials and flags live in
