@@ -70,22 +70,23 @@ constexpr int SHORT_K_16 = 1024;
 
 // The tiling for C = A·Bᵀ with A m × k and B n × k.
 constexpr Tile choose(int m, int n, int k) {
-  const bool narrow = (n + 127) / 128 <= NARROW_TILES;  // M ≤ 128 is one column of swapped tiles
+  const long swap_rows = (n + 127) / 128, narrow_rows = (n + 63) / 64;  // rows of N in swapped, narrow tiles
+  const bool narrow = swap_rows <= NARROW_TILES;  // M ≤ 128 is one column of swapped tiles
   if (m <= 16) return narrow ? Tile::narrow16 : Tile::swap16;
   if (m <= 64) return narrow ? Tile::narrow64 : Tile::swap64;
   if (m <= 128) return narrow ? Tile::narrow128 : Tile::swap128;
-  const long wide_tiles = long((m + 127) / 128) * ((n + 255) / 256);
+  const long rows = (m + 127) / 128;  // rows of M: 128 in wide, wide192, swap128 and narrow128
+  const long wide_tiles = rows * ((n + 255) / 256);
   if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) return Tile::wide;
-  const long rows = (m + 127) / 128, swap128_tiles = rows * ((n + 127) / 128);  // rows of M: 128 in all three
+  const long swap128_tiles = rows * swap_rows;
   if (swap128_tiles < SMS && k <= SHORT_K) {
-    const long narrow_rows = (n + 63) / 64, swap_rows = (n + 127) / 128;  // rows of N
     if (k <= SHORT_K_16 && narrow_rows * ((m + 15) / 16) <= SMS) return Tile::narrow16;
     if (k <= SHORT_K_16 && swap_rows * ((m + 15) / 16) <= SMS) return Tile::swap16;
     if (narrow_rows * ((m + 63) / 64) <= SMS) return Tile::narrow64;
   }
   const double swap128 = wave_fill(swap128_tiles);
   if (wave_fill((rows + 1) / 2 * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;  // clusters of 2
-  if (swap128_tiles < SMS && wave_fill(rows * ((n + 63) / 64)) > swap128 + FILL_TIE) return Tile::narrow128;
+  if (swap128_tiles < SMS && wave_fill(rows * narrow_rows) > swap128 + FILL_TIE) return Tile::narrow128;
   return Tile::swap128;
 }
 // [/region:choose]
