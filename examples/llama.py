@@ -8,12 +8,14 @@ The model is transformers' LlamaForCausalLM built from a config with Llama-3-8B'
 weights: nothing is downloaded. Both runs use the same weights: hopper_matmul.Linear shares each
 nn.Linear's parameters, and the two are swapped in and out. Printed:
   - prefill of a 2048-token prompt: the logits' largest difference relative to their largest value,
-    the share of positions whose argmax agrees, and each run's time (median of 5);
+    the share of positions whose argmax agrees, and each one's time (median of 5, the two timed in
+    turns, so that neither always runs on the GPU the other has just heated);
   - greedy decoding, batch 1 and 16, 32 steps, each step replayed from a CUDA graph (where Python's
     overhead would otherwise hide the kernels): whether the tokens are identical (where a sequence
-    differs, how far apart the top two logits were where it first does), and the time per step;
-    then each decoding once more, against its own first run. Where the model's decode step cannot be captured, the error is printed and eager steps
-    are timed instead.
+    differs, how far apart the top two logits were where it first does), and the time per step,
+    the mean of two decodings in turns (PyTorch's, the rung's, again each); each one's second
+    decoding is also compared with its first. Where the model's decode step cannot be captured,
+    the error is printed and eager steps are timed instead.
 Needs a Hopper GPU, torch, transformers and the built library (make build).
 """
 
@@ -56,16 +58,21 @@ class Switch:
             setattr(parent, name, twin if ours else child)
 
 
-def median_ms(run, repeats=5):
-    times = []
-    for _ in range(repeats + 1):  # the first is a warm-up
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times[1:])[repeats // 2]
+def median_ms(runs, repeats=5):
+    """Each run's median time, the runs timed in turns (a, b, a, b, ...); the first turn warms up.
+    A run is a pair: what to do before the clock starts, and what it times."""
+    times = [[] for _ in runs]
+    for turn in range(repeats + 1):
+        for (prepare, run), kept in zip(runs, times):
+            prepare()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            run()
+            end.record()
+            end.synchronize()
+            if turn > 0:
+                kept.append(start.elapsed_time(end))
+    return [sorted(kept)[repeats // 2] for kept in times]
 
 
 def static_cache(model, batch, length, dtype):
@@ -151,7 +158,12 @@ def main():
         for ours in (False, True):
             switch.use(ours)
             logits[ours] = model(input_ids=prompt).logits.float()
-            prefill_ms[ours] = median_ms(lambda: model(input_ids=prompt))
+
+        def prefill():
+            model(input_ids=prompt)
+
+        prefill_ms[False], prefill_ms[True] = median_ms([(lambda: switch.use(False), prefill),
+                                                         (lambda: switch.use(True), prefill)])
     ref, got = logits[False], logits[True]
     difference = ((got - ref).abs().max() / ref.abs().max()).item()
     agree = (got.argmax(-1) == ref.argmax(-1)).float().mean().item()
@@ -169,7 +181,8 @@ def main():
             again = {}
             for ours in (False, True):  # each once more: how often it disagrees with itself
                 switch.use(ours)
-                again[ours] = decode(model, prompt, dtype)[0]
+                again[ours], _, ms_again, _ = decode(model, prompt, dtype)
+                ms[ours] = (ms[ours] + ms_again) / 2
         how = "CUDA graphs" if not any(why.values()) else "eager steps (capture failed: " + (why[False] or why[True]) + ")"
         differ = (tokens[False] != tokens[True]).any(1)
         same = "yes" if not differ.any() else f"no, {int(differ.sum())} of {batch} sequences differ"
