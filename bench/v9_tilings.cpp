@@ -29,10 +29,9 @@
 namespace {
 
 using namespace matmul;
+using v9_stream_k::menu;
 using v9_stream_k::Tile;
 
-constexpr Tile menu[] = {Tile::wide,   Tile::wide192,   Tile::square,   Tile::swap128, Tile::swap64,
-                         Tile::swap16, Tile::narrow128, Tile::narrow64, Tile::narrow16};
 // (N, K) of each layer, Llama-3 8B's then 70B's.
 constexpr char llama_layers[] = "6144:4096,4096:4096,28672:4096,4096:14336,10240:8192,8192:8192,57344:8192,8192:28672";
 constexpr char usage_line[] = "usage: v9_tilings [M,M,...] [iters] [N:K,N:K,...]  (defaults: 1,16,64,128,256,512 20 the "

@@ -20,13 +20,10 @@
 #include "v9_stream_k/matmul.h"
 
 using namespace matmul;
+using v9_stream_k::menu;
 using v9_stream_k::Tile;
 
 namespace {
-
-// Every tiling of v9's menu.
-constexpr Tile menu[] = {Tile::wide,   Tile::wide192,   Tile::square,   Tile::swap128, Tile::swap64,
-                         Tile::swap16, Tile::narrow128, Tile::narrow64, Tile::narrow16};
 
 void run(Tile tile, DType t, Operands& x, cudaStream_t stream, hopper::TileQueue* queue) {
   const int m = int(x.shape.m), n = int(x.shape.n), k = int(x.shape.k);

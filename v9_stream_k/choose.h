@@ -33,6 +33,9 @@ enum class Tile {
   narrow64,  // 64 rows of N × 64 of M, 13 stages
   narrow16,  // 64 rows of N × 16 of M, 8 stages
 };
+// Every tiling of the menu, for the tools and tests that try them all.
+constexpr Tile menu[] = {Tile::wide,   Tile::wide192,   Tile::square,   Tile::swap128, Tile::swap64,
+                         Tile::swap16, Tile::narrow128, Tile::narrow64, Tile::narrow16};
 using Wide = Tiling<256, 4, false, 2>;
 using Wide192 = Tiling<192, 4, false, 2>;
 using Square = Tiling<128, 6, false, 2>;
