@@ -43,6 +43,14 @@ TEST_CASE("tile map parameters for a K-major operand with a 128 x 64 box") {
   CHECK(p.box[0] == 64);  // 64 elements = 128 bytes: one swizzled row
   CHECK(p.box[1] == 128);
   CHECK(p.box_bytes == 128 * 64 * 2);
+  CHECK(p.swizzle == 128);
+}
+
+TEST_CASE("tile map parameters for a box of 64-byte rows take 64-byte swizzle") {
+  const TileMapParams p = tile_map_params(512, 10240, 64, 32);  // v9's boxes of 32 columns of C
+  CHECK(p.box[0] == 32);
+  CHECK(p.box_bytes == 64 * 32 * 2);
+  CHECK(p.swizzle == 64);
 }
 
 TEST_CASE("tile map parameters for ragged shapes keep the full box") {
@@ -57,9 +65,11 @@ TEST_CASE("tile map parameters refuse what TMA cannot do") {
   CHECK_THROWS_WITH(tile_map_params(128, 12, 128, 64),
                     ContainsSubstring("row pitch in bytes = 24 is invalid: must be a multiple of 16"));
   CHECK_THROWS_WITH(tile_map_params(128, 64, 128, 128),
-                    ContainsSubstring("box row in bytes = 256 is invalid: must be at most 128 under 128-byte swizzle"));
+                    ContainsSubstring("box row in bytes = 256 is invalid: must be 128 or 64"));
+  CHECK_THROWS_WITH(tile_map_params(128, 64, 128, 48),
+                    ContainsSubstring("box row in bytes = 96 is invalid: must be 128 or 64"));
   CHECK_THROWS_WITH(tile_map_params(128, 64, 128, 4),
-                    ContainsSubstring("box row in bytes = 8 is invalid: must be a multiple of 16"));
+                    ContainsSubstring("box row in bytes = 8 is invalid: must be 128 or 64"));
   CHECK_THROWS_WITH(tile_map_params(512, 64, 512, 64), ContainsSubstring("box rows = 512 is invalid"));
   CHECK_THROWS_WITH(tile_map_params(0, 64, 128, 64), ContainsSubstring("rows = 0 is invalid"));
 }

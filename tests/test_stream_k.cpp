@@ -68,6 +68,11 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   STATIC_REQUIRE(v9_stream_k::choose(768, 6144, 4096) == Tile::swap128);  // 288 (73%); narrow128's 576 not asked
   STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 4096) == Tile::swap128);  // 100 wide tiles, K short
   STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 8192) == Tile::wide);  // 100 wide tiles, K long
+  // Wide tiles under two waves whose last stream-K would split: wide160 where its own waves are whole.
+  STATIC_REQUIRE(v9_stream_k::choose(512, 10240, 8192) == Tile::wide160);  // 80 units (14 in the last), 128 (62)
+  STATIC_REQUIRE(v9_stream_k::choose(1024, 10240, 8192) == Tile::wide);  // 160 units: over two waves
+  STATIC_REQUIRE(v9_stream_k::choose(512, 28672, 4096) == Tile::wide);  // 224 units
+  STATIC_REQUIRE(v9_stream_k::choose(512, 8192, 8192) == Tile::wide);  // 64 units: one whole wave
   STATIC_REQUIRE(v9_stream_k::choose(1024, 6400, 4096) == Tile::wide);  // 200
   STATIC_REQUIRE(v9_stream_k::choose(2048, 2048, 2048) == Tile::swap128);  // 128, K short
   STATIC_REQUIRE(v9_stream_k::choose(2048, 4096, 4096) == Tile::wide);

@@ -21,6 +21,7 @@ struct Tiling {
 enum class Tile {
   wide,  // 128 × 256 of C, 4 stages, 2 × 1 clusters: v8's tile
   wide192,  // 128 × 192 of C, 4 stages, 2 × 1 clusters: N / 192 tiles where N / 256 leave a wave part-empty
+  wide160,  // 128 × 160 of C, 5 stages, 2 × 1 clusters: N / 160 tiles where N / 256 leave stream-K a split wave
   square,  // 128 × 128 of C, 6 stages, 2 × 1 clusters; chosen nowhere: swap128 measures faster
            // wherever it was (docs/v9_stream_k.md), kept for build/bin/v9_tilings to compare
   swap128,  // 128 rows of N × 128 of M, 6 stages, no cluster
@@ -34,10 +35,11 @@ enum class Tile {
   narrow16,  // 64 rows of N × 16 of M, 8 stages
 };
 // Every tiling of the menu, for the tools and tests that try them all.
-constexpr Tile menu[] = {Tile::wide,   Tile::wide192,   Tile::square,   Tile::swap128, Tile::swap64,
-                         Tile::swap16, Tile::narrow128, Tile::narrow64, Tile::narrow16};
+constexpr Tile menu[] = {Tile::wide,   Tile::wide192, Tile::wide160,   Tile::square,   Tile::swap128,
+                         Tile::swap64, Tile::swap16,  Tile::narrow128, Tile::narrow64, Tile::narrow16};
 using Wide = Tiling<256, 4, false, 2>;
 using Wide192 = Tiling<192, 4, false, 2>;
+using Wide160 = Tiling<160, 5, false, 2>;
 using Square = Tiling<128, 6, false, 2>;
 using Swap128 = Tiling<128, 6, true, 1>;
 using Swap64 = Tiling<64, 8, true, 1>;
@@ -62,6 +64,13 @@ constexpr int SMS = 132;
 constexpr double FILL_TIE = 0.05;
 constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS - 1) / SMS * SMS); }
 
+// Where the wide tiles make fewer than two waves of the GPU's SMS / 2 clusters and stream-K would
+// split the last (under four-fifths full: StreamKScheduler::plan's rule), wide160 instead if its
+// own last wave stays whole: two whole waves of 128 × 160 beat one and a split one of 128 × 256,
+// whose fix-up writes and reads a partial tile per piece.
+constexpr long CLUSTERS = SMS / 2;
+constexpr bool splits_last_wave(long units) { return units % CLUSTERS != 0 && 5 * (units % CLUSTERS) < 4 * CLUSTERS; }
+
 // Swapped tiles of 64 rows of N when those of 128 would be at most 64, half a 132-SM GPU: twice
 // the units, so split-K cuts each in half the pieces.
 constexpr long NARROW_TILES = 64;
@@ -81,7 +90,11 @@ constexpr Tile choose(int m, int n, int k) {
   if (m <= 128) return narrow ? Tile::narrow128 : Tile::swap128;
   const long rows = (m + 127) / 128;  // rows of M: 128 in wide, wide192, swap128 and narrow128
   const long wide_tiles = rows * ((n + 255) / 256);
-  if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) return Tile::wide;
+  if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) {
+    const long wide_units = (rows + 1) / 2 * ((n + 255) / 256), units160 = (rows + 1) / 2 * ((n + 159) / 160);
+    if (wide_units < 2 * CLUSTERS && splits_last_wave(wide_units) && !splits_last_wave(units160)) return Tile::wide160;
+    return Tile::wide;
+  }
   const long swap128_tiles = rows * swap_rows;
   if (swap128_tiles < SMS && k <= SHORT_K) {
     if (k <= SHORT_K_16 && narrow_rows * ((m + 15) / 16) <= SMS) return Tile::narrow16;
@@ -101,6 +114,8 @@ constexpr const char* name(Tile t) {
       return "wide";
     case Tile::wide192:
       return "wide192";
+    case Tile::wide160:
+      return "wide160";
     case Tile::square:
       return "square";
     case Tile::swap128:

@@ -51,8 +51,11 @@ constexpr int MAX_PIECES = 4;  // with fewer units than clusters, the pieces eac
 constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA store: fill one while one drains
 template <typename Tiling>  // warpgroup 0 produces, the others consume
 constexpr int THREADS = hopper::warpgroup_threads * (1 + Tiling::CONSUMERS);
-// A box of C: one WGMMA's 64 rows, each one 128-byte swizzled row of C_COLS two-byte elements.
-constexpr int C_COLS = hopper::swizzle_bytes / 2;
+// A box of C: one WGMMA's 64 rows of C_COLS two-byte elements, a row one span of 128-byte swizzle,
+// or of 64-byte swizzle where the tile's BN is not a multiple of 64 (wide160). A swapped tiling's
+// box is its BN rows of C by its consumer's 64 rows of D.
+template <typename Tiling>
+constexpr int C_COLS = Tiling::SWAP || Tiling::BN % 64 == 0 ? hopper::swizzle_bytes / 2 : hopper::swizzle_bytes / 4;
 // [/region:constants]
 
 // [region:registers]
@@ -78,8 +81,8 @@ struct SharedStorage {
   alignas(hopper::swizzle_atom_bytes) T b[Tiling::STAGES][Tiling::BN * BK];  // BN rows of Q per stage
   // C boxes, swizzled. A swapped tiling's whole C tile is one box per consumer: BN rows of C (of
   // its M) by the consumer's 64 rows of D (of C's N).
-  alignas(hopper::swizzle_atom_bytes)
-      T c[Tiling::CONSUMERS][Tiling::SWAP ? 1 : C_BOXES][(Tiling::SWAP ? Tiling::BN : hopper::wgmma_m) * C_COLS];
+  alignas(hopper::swizzle_atom_bytes) T
+      c[Tiling::CONSUMERS][Tiling::SWAP ? 1 : C_BOXES][(Tiling::SWAP ? Tiling::BN : hopper::wgmma_m) * C_COLS<Tiling>];
   hopper::Pipeline<Tiling::STAGES> pipe;
 };
 // [/region:smem]
@@ -101,6 +104,7 @@ __global__ void __launch_bounds__(THREADS<Tiling>, 1)
   static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 CTAs");
   static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
   static_assert(BM * BN <= hopper::TileQueue::partial_floats, "a partial tile fits a slot of the queue");
+  constexpr int C_COLS = v9_stream_k::C_COLS<Tiling>;
   static_assert(Tiling::SWAP || BN % C_COLS == 0, "a consumer's rows go out as whole boxes");
   static_assert(!Tiling::SWAP || (CONSUMER_ROWS == hopper::wgmma_m && C_COLS == hopper::wgmma_m),
                 "a swapped tiling's consumer holds one WGMMA's rows, the 64 columns of its C box");
@@ -187,7 +191,7 @@ __global__ void __launch_bounds__(THREADS<Tiling>, 1)
       T* staging = smem.c[consumer][box % C_BOXES];
       if (storer) hopper::tma_store_wait_read<C_BOXES - 1>();
       hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
-      hopper::store_box_swizzled(&out[i][16 * q], staging);
+      hopper::store_box_swizzled<C_COLS>(&out[i][C_COLS / 4 * q], staging);
       hopper::fence_proxy_async();
       hopper::named_barrier_sync(consumer_barrier, hopper::warpgroup_threads);
       if (storer) {
@@ -338,7 +342,7 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   // A box of C: one WGMMA's 64 rows by C_COLS, or with a swapped tiling BN rows (of M) by C_COLS.
   const int box_rows = Tiling::SWAP ? BN : hopper::wgmma_m;
   const CUtensorMap c_map =
-      tma_store ? hopper::make_tile_map(c, hopper::tile_map_params(m, n, box_rows, C_COLS)) : CUtensorMap{};
+      tma_store ? hopper::make_tile_map(c, hopper::tile_map_params(m, n, box_rows, C_COLS<Tiling>)) : CUtensorMap{};
   const int blocks_m = matmul::ceil_div(matmul::ceil_div(rows, BM), CLUSTER_M);
   const int blocks_n = matmul::ceil_div(matmul::ceil_div(cols, BN), CLUSTER_N);
   matmul::validate_grid(int64_t(blocks_m) * blocks_n * CLUSTER);
@@ -368,6 +372,8 @@ void dispatch(Tile tile, const T* a, const T* b, T* c, int m, int n, int k, cuda
       return launch<Wide>(a, b, c, m, n, k, stream, queue);
     case Tile::wide192:
       return launch<Wide192>(a, b, c, m, n, k, stream, queue);
+    case Tile::wide160:
+      return launch<Wide160>(a, b, c, m, n, k, stream, queue);
     case Tile::square:
       return launch<Square>(a, b, c, m, n, k, stream, queue);
     case Tile::swap128:

@@ -96,20 +96,23 @@ __device__ inline void stmatrix_x4(void* row, uint32_t r0, uint32_t r1, uint32_t
                : "memory");
 }
 
-// Writes 64 columns of this warpgroup's 64 × N accumulator tile into `box`: 64 rows of 128 bytes,
-// 128-byte swizzled as TMA expects (16-byte chunk c of row r at chunk c ^ (r % 8)), and 1024-byte
-// aligned. p[0..15] hold its 32 accumulator registers packed in pairs, pack_pair(d[2i], d[2i+1]).
+// Writes COLS columns (64 or 32) of this warpgroup's 64 × N accumulator tile into `box`: 64 rows
+// of 2·COLS bytes, 1024-byte aligned, swizzled as TMA expects for a box row of that span (128- or
+// 64-byte swizzle: 16-byte chunk c of row r at chunk c ^ (r % 8), or c ^ (r / 2 % 4)). p[0 ..
+// COLS/4 - 1] hold its COLS/2 accumulator registers packed in pairs, pack_pair(d[2i], d[2i+1]).
 // Each stmatrix covers the 16 rows of one warp and 16 columns; the eight rows of a matrix fall in
-// eight different chunks, so no matrix conflicts with itself in the shared-memory banks.
+// eight different bank groups, so no matrix conflicts with itself in shared memory.
+template <int COLS = 64>
 __device__ inline void store_box_swizzled(const uint32_t* p, void* box) {
-  static_assert(swizzle_atom_bytes == 8 * 128, "the box is 8-row groups of 128-byte rows");
+  static_assert(swizzle_atom_bytes == 8 * 128, "the box is 1024-byte groups of 128-byte lines");
+  static_assert(COLS == 64 || COLS == 32, "a box row is one span of 128- or 64-byte swizzle");
   const int warp = threadIdx.x % warpgroup_threads / 32, lane = threadIdx.x % 32;
   const int matrix = lane / 8, row = 16 * warp + 8 * (matrix % 2) + lane % 8;  // the row this lane addresses
-  unsigned char* row_start = static_cast<unsigned char*>(box) + 128 * row;
 #pragma unroll
-  for (int g = 0; g < 4; ++g) {  // accumulator groups 2g and 2g + 1: 16 columns
-    const int chunk = 2 * g + matrix / 2;  // the 16-byte chunk of the row this lane's matrix lands in
-    stmatrix_x4(row_start + 16 * (chunk ^ (row % 8)), p[4 * g], p[4 * g + 1], p[4 * g + 2], p[4 * g + 3]);
+  for (int g = 0; g < COLS / 16; ++g) {  // accumulator groups 2g and 2g + 1: 16 columns
+    const int offset = 2 * COLS * row + 16 * (2 * g + matrix / 2);  // unswizzled: row's start + its chunk
+    const int swizzled = offset ^ (offset / 128 % (COLS / 8)) * 16;  // the chunk bits XOR the 128-byte line's
+    stmatrix_x4(static_cast<unsigned char*>(box) + swizzled, p[4 * g], p[4 * g + 1], p[4 * g + 2], p[4 * g + 3]);
   }
 }
 

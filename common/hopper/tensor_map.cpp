@@ -39,13 +39,14 @@ TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_
   if (rows > (int64_t(1) << 32) || cols > (int64_t(1) << 32))
     refuse("rows or cols", std::max(rows, cols), "must be at most 2^32");
   if (box_rows < 1 || box_rows > 256) refuse("box rows", box_rows, "must be between 1 and 256");
-  if (box_cols * element % 16 != 0) refuse("box row in bytes", box_cols * element, "must be a multiple of 16");
-  if (box_cols * element > swizzle_bytes)
-    refuse("box row in bytes", box_cols * element, "must be at most 128 under 128-byte swizzle");
+  const int64_t box_row = box_cols * element;
+  if (box_row != swizzle_bytes && box_row != swizzle_bytes / 2)
+    refuse("box row in bytes", box_row, "must be 128 or 64, one span of 128- or 64-byte swizzle");
   return {{uint64_t(cols), uint64_t(rows)},
           uint64_t(cols * element),
           {uint32_t(box_cols), uint32_t(box_rows)},
-          uint32_t(box_rows * box_cols * element)};
+          uint32_t(box_rows * box_row),
+          uint32_t(box_row)};
 }
 
 // [region:encode_tile_map]
@@ -55,9 +56,10 @@ CUtensorMap encode_tile_map(const void* base, CUtensorMapDataType type, const Ti
   const cuuint64_t strides[1] = {p.row_pitch_bytes};
   const cuuint32_t box[2] = {p.box[0], p.box[1]};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult status = encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
-                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult status =
+      encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, p.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS)
     throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(status)));
   return map;

@@ -13,8 +13,9 @@
 namespace hopper {
 
 // 128-byte swizzle: the copy engine permutes 16-byte chunks within each 128-byte row of a
-// 1024-byte group of 8 rows, the layout WGMMA reads without bank conflicts. A box row may be at
-// most 128 bytes under it.
+// 1024-byte group of 8 rows, the layout WGMMA reads without bank conflicts. A box row is one
+// swizzle span: 128 bytes, or 64 under 64-byte swizzle (chunks permuted within 64-byte rows of a
+// 512-byte group), which only v9's boxes of 32 columns of C use.
 inline constexpr int swizzle_bytes = 128;
 
 // What cuTensorMapEncodeTiled receives for a rows × cols row-major matrix of `element_bytes`-byte
@@ -25,10 +26,11 @@ struct TileMapParams {
   uint64_t row_pitch_bytes;  // stride of dimension 1; dimension 0 is contiguous
   uint32_t box[2];  // {box_cols, box_rows} in elements
   uint32_t box_bytes;  // what one copy delivers, out-of-bounds zero fill included
+  uint32_t swizzle;  // bytes of the swizzle span: the box row's, 128 or 64
 };
 
 // Throws std::invalid_argument naming the violated rule: the row pitch a multiple of 16 bytes,
-// a box row a multiple of 16 bytes and at most `swizzle_bytes`, at most 256 box rows.
+// a box row of 128 or 64 bytes (one swizzle span), at most 256 box rows.
 TileMapParams tile_map_params(int64_t rows, int64_t cols, int box_rows, int box_cols, int element_bytes = 2);
 
 // The copy engine's name for an element type: fp16 and bf16, and e4m3, which it copies as bytes
@@ -41,8 +43,8 @@ constexpr CUtensorMapDataType tma_type() {
   return std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 }
 
-// The encoded map for `base` (16-byte aligned device memory) under those parameters, with
-// 128-byte swizzle and zero fill out of bounds. Throws std::runtime_error if the driver refuses.
+// The encoded map for `base` (16-byte aligned device memory) under those parameters, with the
+// box row's swizzle and zero fill out of bounds. Throws std::runtime_error if the driver refuses.
 CUtensorMap encode_tile_map(const void* base, CUtensorMapDataType type, const TileMapParams& p);
 
 template <typename T>
