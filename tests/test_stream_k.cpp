@@ -73,6 +73,13 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   STATIC_REQUIRE(v9_stream_k::choose(1024, 10240, 8192) == Tile::wide);  // 160 units: over two waves
   STATIC_REQUIRE(v9_stream_k::choose(512, 28672, 4096) == Tile::wide);  // 224 units
   STATIC_REQUIRE(v9_stream_k::choose(512, 8192, 8192) == Tile::wide);  // 64 units: one whole wave
+  // An odd number of 128-row tiles below 15: swap128, not a 2 x 1 cluster with an idle CTA, unless
+  // swap128 makes under two waves and splits the last.
+  STATIC_REQUIRE(v9_stream_k::choose(384, 10240, 8192) == Tile::swap128);  // 3 rows; 240 swap128 tiles (82%)
+  STATIC_REQUIRE(v9_stream_k::choose(1664, 57344, 8192) == Tile::swap128);  // 13 rows
+  STATIC_REQUIRE(v9_stream_k::choose(1920, 57344, 8192) == Tile::wide);  // 15 rows
+  STATIC_REQUIRE(v9_stream_k::choose(896, 4096, 14336) == Tile::wide);  // 224 swap128 tiles (70% in the last)
+  STATIC_REQUIRE(v9_stream_k::choose(384, 6144, 4096) == Tile::wide192);  // 144 swap128 tiles (9%)
   STATIC_REQUIRE(v9_stream_k::choose(1024, 6400, 4096) == Tile::wide);  // 200
   STATIC_REQUIRE(v9_stream_k::choose(2048, 2048, 2048) == Tile::swap128);  // 128, K short
   STATIC_REQUIRE(v9_stream_k::choose(2048, 4096, 4096) == Tile::wide);

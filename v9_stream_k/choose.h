@@ -64,12 +64,20 @@ constexpr int SMS = 132;
 constexpr double FILL_TIE = 0.05;
 constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS - 1) / SMS * SMS); }
 
+// Stream-K splits a last wave under four-fifths full (StreamKScheduler::plan's rule).
+constexpr bool splits_last_wave(long units, long resident) {
+  return units % resident != 0 && 5 * (units % resident) < 4 * resident;
+}
+
 // Where the wide tiles make fewer than two waves of the GPU's SMS / 2 clusters and stream-K would
-// split the last (under four-fifths full: StreamKScheduler::plan's rule), wide160 instead if its
-// own last wave stays whole: two whole waves of 128 × 160 beat one and a split one of 128 × 256,
-// whose fix-up writes and reads a partial tile per piece.
+// split the last, wide160 instead if its own last wave stays whole: two whole waves of 128 × 160
+// beat one and a split one of 128 × 256, whose fix-up writes and reads a partial tile per piece.
 constexpr long CLUSTERS = SMS / 2;
-constexpr bool splits_last_wave(long units) { return units % CLUSTERS != 0 && 5 * (units % CLUSTERS) < 4 * CLUSTERS; }
+
+// The wide tilings' clusters are two CTAs along M: with an odd number of 128-row tiles, one CTA of
+// each cluster of the last row computes nothing, 1 / (rows + 1) of the grid. Below ODD_ROWS rows
+// swap128 (no cluster) is faster, unless it would make under two waves and split the last.
+constexpr long ODD_ROWS = 15;
 
 // Swapped tiles of 64 rows of N when those of 128 would be at most 64, half a 132-SM GPU: twice
 // the units, so split-K cuts each in half the pieces.
@@ -89,20 +97,23 @@ constexpr Tile choose(int m, int n, int k) {
   if (m <= 64) return narrow ? Tile::narrow64 : Tile::swap64;
   if (m <= 128) return narrow ? Tile::narrow128 : Tile::swap128;
   const long rows = (m + 127) / 128;  // rows of M: 128 in wide, wide192, swap128 and narrow128
+  const long swap128_tiles = rows * swap_rows;
+  const bool clusters = rows % 2 == 0 || rows >= ODD_ROWS ||
+                        (swap128_tiles < 2 * SMS && splits_last_wave(swap128_tiles, SMS));  // 2 × 1 ones pay
   const long wide_tiles = rows * ((n + 255) / 256);
-  if (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K)) {
+  if (clusters && (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K))) {
     const long wide_units = (rows + 1) / 2 * ((n + 255) / 256), units160 = (rows + 1) / 2 * ((n + 159) / 160);
-    if (wide_units < 2 * CLUSTERS && splits_last_wave(wide_units) && !splits_last_wave(units160)) return Tile::wide160;
+    if (wide_units < 2 * CLUSTERS && splits_last_wave(wide_units, CLUSTERS) && !splits_last_wave(units160, CLUSTERS))
+      return Tile::wide160;
     return Tile::wide;
   }
-  const long swap128_tiles = rows * swap_rows;
   if (swap128_tiles < SMS && k <= SHORT_K) {
     if (k <= SHORT_K_16 && narrow_rows * ((m + 15) / 16) <= SMS) return Tile::narrow16;
     if (k <= SHORT_K_16 && swap_rows * ((m + 15) / 16) <= SMS) return Tile::swap16;
     if (narrow_rows * ((m + 63) / 64) <= SMS) return Tile::narrow64;
   }
   const double swap128 = wave_fill(swap128_tiles);
-  if (wave_fill((rows + 1) / 2 * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;  // clusters of 2
+  if (clusters && wave_fill((rows + 1) / 2 * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;
   if (swap128_tiles < SMS && wave_fill(rows * narrow_rows) > swap128 + FILL_TIE) return Tile::narrow128;
   return Tile::swap128;
 }
