@@ -50,42 +50,31 @@ using Narrow16 = Tiling<16, 8, true, 1, 64, 1>;
 // [/region:menu]
 
 // [region:choose]
-// Wide tiles when they make 1.5 waves of a 132-SM GPU, or most of one wave with a long K: with
-// fewer, swap128's tiles, half the size, fill the waves better, and the wide tile's longer
-// prologue and epilogue weigh more on a short K.
+// Wide tiles from 1.5 waves of a 132-SM GPU, or most of one with a long K; below, swap128's
+// half-size tiles fill the waves better.
 constexpr long WIDE_TILES = 200;
 constexpr long WIDE_TILES_LONG_K = 100;
 constexpr int LONG_K = 8192;
-// Below those, swap128, unless another tiling's tiles fill their last wave of a 132-SM GPU
-// better by more than FILL_TIE: a last wave 73% full idles a quarter of the GPU for a tile's
-// time. First wide192 (128 × 192: N / 192 tiles); then, only while swap128 has fewer tiles than
-// the SMs, narrow128 (64 × 128: twice as many tiles, but its one consumer is slower in full waves).
+// Else swap128, unless a last wave is fuller by FILL_TIE: wide192's (N / 192 tiles), then, while
+// swap128 has fewer tiles than SMs, narrow128's (twice the tiles, one consumer).
 constexpr int SMS = 132;
 constexpr double FILL_TIE = 0.05;
 constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS - 1) / SMS * SMS); }
-
-// Stream-K splits a last wave under four-fifths full (StreamKScheduler::plan's rule).
+// Stream-K splits a last wave under four-fifths full (StreamKScheduler::plan).
 constexpr bool splits_last_wave(long units, long resident) {
   return units % resident != 0 && 5 * (units % resident) < 4 * resident;
 }
-
-// Where the wide tiles make fewer than two waves of the GPU's SMS / 2 clusters and stream-K would
-// split the last, wide160 instead if its own last wave stays whole: two whole waves of 128 × 160
-// beat one and a split one of 128 × 256, whose fix-up writes and reads a partial tile per piece.
+// Wide tiles in under two waves of the SMS / 2 clusters, the last split: wide160 if its waves stay whole.
 constexpr long CLUSTERS = SMS / 2;
-
-// The wide tilings' clusters are two CTAs along M: with an odd number of 128-row tiles, one CTA of
-// each cluster of the last row computes nothing, 1 / (rows + 1) of the grid. Below ODD_ROWS rows
-// swap128 (no cluster) is faster, unless it would make under two waves and split the last.
+// A 2 × 1 cluster over an odd number of 128-row tiles idles a CTA of the last row: below ODD_ROWS
+// rows, swap128 (no cluster), unless it makes under two waves and splits the last.
 constexpr long ODD_ROWS = 15;
 
-// Swapped tiles of 64 rows of N when those of 128 would be at most 64, half a 132-SM GPU: twice
-// the units, so split-K cuts each in half the pieces.
+// Narrow (64-row) swapped tiles where 128-row ones would be at most 64: split-K needs half the pieces.
 constexpr long NARROW_TILES = 64;
 
-// A small product (swap128 under one wave) with a short K has little K to split: the smallest
-// tiles that make at most one wave. 16-column tiles only for a shorter K still: their n16 WGMMAs
-// do an eighth of an n128's work for each read of their 64 rows.
+// Small and short (swap128 under one wave, K ≤ SHORT_K): the smallest tiles that make one wave;
+// 16-column ones only for K ≤ SHORT_K_16 (an n16 WGMMA does an eighth of an n128's work a read).
 constexpr int SHORT_K = 2048;
 constexpr int SHORT_K_16 = 1024;
 
