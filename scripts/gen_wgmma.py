@@ -19,7 +19,7 @@ HEADER = "common/hopper/wgmma_mma.cuh"
 
 # The N of every wgmma the kernels issue (`grep -n "wgmma<" v*/kernel.cu`); hopper::wgmma's
 # static_assert in wgmma.cuh lists the same ones.
-SHAPES = (16, 64, 128, 160, 192, 256)
+SHAPES = (16, 64, 128, 160, 192, 224, 256)
 # C++ element type -> the PTX type of A and B.
 TYPES = (("__half", "f16"), ("__nv_bfloat16", "bf16"))
 # The N of every FP8 wgmma (v10_fp8): e4m3 inputs, k32, and no transpose operands (FP8 exists only

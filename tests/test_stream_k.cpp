@@ -71,7 +71,10 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   // Wide tiles under two waves whose last stream-K would split: wide160 where its own waves are whole.
   STATIC_REQUIRE(v9_stream_k::choose(512, 10240, 8192) == Tile::wide160);  // 80 units (14 in the last), 128 (62)
   STATIC_REQUIRE(v9_stream_k::choose(1024, 10240, 8192) == Tile::wide);  // 160 units: over two waves
-  STATIC_REQUIRE(v9_stream_k::choose(512, 28672, 4096) == Tile::wide);  // 224 units
+  STATIC_REQUIRE(v9_stream_k::choose(512, 28672, 4096) == Tile::wide224);  // 224 units (26 in the last), 256 (58)
+  STATIC_REQUIRE(v9_stream_k::choose(768, 28672, 4096) == Tile::wide224);  // 336 (6), 384 (54)
+  STATIC_REQUIRE(v9_stream_k::choose(256, 57344, 8192) == Tile::wide);  // K 8192: no wide224
+  STATIC_REQUIRE(v9_stream_k::choose(1024, 28672, 4096) == Tile::wide);  // wide224's last wave split too
   STATIC_REQUIRE(v9_stream_k::choose(512, 8192, 8192) == Tile::wide);  // 64 units: one whole wave
   // An odd number of 128-row tiles below 15: swap128, not a 2 x 1 cluster with an idle CTA, unless
   // swap128 makes under two waves and splits the last.

@@ -21,7 +21,8 @@ struct Tiling {
 enum class Tile {
   wide,  // 128 × 256 of C, 4 stages, 2 × 1 clusters: v8's tile
   wide192,  // 128 × 192 of C, 4 stages, 2 × 1 clusters: N / 192 tiles where N / 256 leave a wave part-empty
-  wide160,  // 128 × 160 of C, 5 stages, 2 × 1 clusters: N / 160 tiles where N / 256 leave stream-K a split wave
+  wide224,  // 128 × 224 of C, 4 stages, 2 × 1 clusters: N / 224 tiles where N / 256 leave stream-K a split wave
+  wide160,  // 128 × 160 of C, 5 stages, 2 × 1 clusters: likewise, N / 160
   square,  // 128 × 128 of C, 6 stages, 2 × 1 clusters; chosen nowhere: swap128 measures faster
            // wherever it was (docs/v9_stream_k.md), kept for build/bin/v9_tilings to compare
   swap128,  // 128 rows of N × 128 of M, 6 stages, no cluster
@@ -35,10 +36,11 @@ enum class Tile {
   narrow16,  // 64 rows of N × 16 of M, 8 stages
 };
 // Every tiling of the menu, for the tools and tests that try them all.
-constexpr Tile menu[] = {Tile::wide,   Tile::wide192, Tile::wide160,   Tile::square,   Tile::swap128,
+constexpr Tile menu[] = {Tile::wide,   Tile::wide192, Tile::wide224, Tile::wide160,   Tile::square,   Tile::swap128,
                          Tile::swap64, Tile::swap16,  Tile::narrow128, Tile::narrow64, Tile::narrow16};
 using Wide = Tiling<256, 4, false, 2>;
 using Wide192 = Tiling<192, 4, false, 2>;
+using Wide224 = Tiling<224, 4, false, 2>;
 using Wide160 = Tiling<160, 5, false, 2>;
 using Square = Tiling<128, 6, false, 2>;
 using Swap128 = Tiling<128, 6, true, 1>;
@@ -64,8 +66,11 @@ constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS
 constexpr bool splits_last_wave(long units, long resident) {
   return units % resident != 0 && 5 * (units % resident) < 4 * resident;
 }
-// Wide tiles in under two waves of the SMS / 2 clusters, the last split: wide160 if its waves stay whole.
+// Wide tiles whose last wave stream-K would split: wide224 if its own stays whole, under six waves
+// of the SMS / 2 clusters and K ≤ SHORT_K_224 (the split's fix-up a large share of a short K); else
+// under two waves, wide160 if its waves stay whole.
 constexpr long CLUSTERS = SMS / 2;
+constexpr int SHORT_K_224 = 4096;
 // A 2 × 1 cluster over an odd number of 128-row tiles idles a CTA of the last row: below ODD_ROWS
 // rows, swap128 (no cluster), unless it makes under two waves and splits the last.
 constexpr long ODD_ROWS = 15;
@@ -91,9 +96,11 @@ constexpr Tile choose(int m, int n, int k) {
                         (swap128_tiles < 2 * SMS && splits_last_wave(swap128_tiles, SMS));  // 2 × 1 ones pay
   const long wide_tiles = rows * ((n + 255) / 256);
   if (clusters && (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K))) {
-    const long wide_units = (rows + 1) / 2 * ((n + 255) / 256), units160 = (rows + 1) / 2 * ((n + 159) / 160);
-    if (wide_units < 2 * CLUSTERS && splits_last_wave(wide_units, CLUSTERS) && !splits_last_wave(units160, CLUSTERS))
-      return Tile::wide160;
+    const long blocks = (rows + 1) / 2, wide_units = blocks * ((n + 255) / 256);
+    if (!splits_last_wave(wide_units, CLUSTERS)) return Tile::wide;
+    if (wide_units < 6 * CLUSTERS && k <= SHORT_K_224 && !splits_last_wave(blocks * ((n + 223) / 224), CLUSTERS))
+      return Tile::wide224;
+    if (wide_units < 2 * CLUSTERS && !splits_last_wave(blocks * ((n + 159) / 160), CLUSTERS)) return Tile::wide160;
     return Tile::wide;
   }
   if (swap128_tiles < SMS && k <= SHORT_K) {
@@ -114,6 +121,8 @@ constexpr const char* name(Tile t) {
       return "wide";
     case Tile::wide192:
       return "wide192";
+    case Tile::wide224:
+      return "wide224";
     case Tile::wide160:
       return "wide160";
     case Tile::square:

@@ -372,6 +372,8 @@ void dispatch(Tile tile, const T* a, const T* b, T* c, int m, int n, int k, cuda
       return launch<Wide>(a, b, c, m, n, k, stream, queue);
     case Tile::wide192:
       return launch<Wide192>(a, b, c, m, n, k, stream, queue);
+    case Tile::wide224:
+      return launch<Wide224>(a, b, c, m, n, k, stream, queue);
     case Tile::wide160:
       return launch<Wide160>(a, b, c, m, n, k, stream, queue);
     case Tile::square:

@@ -62,8 +62,8 @@ __device__ inline void wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b
   } else {
     static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
                   "hopper::wgmma: T must be __half, __nv_bfloat16 or __nv_fp8_e4m3");
-    static_assert(N == 16 || N == 64 || N == 128 || N == 160 || N == 192 || N == 256,
-                  "hopper::wgmma: N must be 16, 64, 128, 160, 192 or 256; add one to SHAPES in scripts/gen_wgmma.py");
+    static_assert(N == 16 || N == 64 || N == 128 || N == 160 || N == 192 || N == 224 || N == 256,
+                  "hopper::wgmma: N must be 16, 64, 128, 160, 192, 224 or 256; add it to scripts/gen_wgmma.py");
   }
   detail::wgmma_mma_async<T, N>(d, desc_a, desc_b, accumulate);
 }
