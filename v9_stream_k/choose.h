@@ -66,13 +66,12 @@ constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS
 constexpr bool splits_last_wave(long units, long resident) {
   return units % resident != 0 && 5 * (units % resident) < 4 * resident;
 }
-// Wide tiles whose last wave stream-K would split: wide224 if its own stays whole, under six waves
-// of the SMS / 2 clusters and K ≤ SHORT_K_224 (the split's fix-up a large share of a short K); else
-// under two waves, wide160 if its waves stay whole.
+// Where stream-K would split wide's last wave: wide224 if its own stays whole (under six waves of
+// SMS / 2 clusters, K ≤ SHORT_K_224); else, under two waves, wide160 if its stay whole.
 constexpr long CLUSTERS = SMS / 2;
 constexpr int SHORT_K_224 = 4096;
 // A 2 × 1 cluster over an odd number of 128-row tiles idles a CTA of the last row: below ODD_ROWS
-// rows, swap128 (no cluster), unless it makes under two waves and splits the last.
+// rows, swap128, unless it makes under two waves and splits the last.
 constexpr long ODD_ROWS = 15;
 
 // Narrow (64-row) swapped tiles where 128-row ones would be at most 64: split-K needs half the pieces.
