@@ -89,10 +89,10 @@ constexpr Tile choose(int m, int n, int k) {
   if (m <= 16) return narrow ? Tile::narrow16 : Tile::swap16;
   if (m <= 64) return narrow ? Tile::narrow64 : Tile::swap64;
   if (m <= 128) return narrow ? Tile::narrow128 : Tile::swap128;
-  const long rows = (m + 127) / 128;  // rows of M: 128 in wide, wide192, swap128 and narrow128
+  const long rows = (m + 127) / 128;  // rows of M: 128 in the wide tilings, swap128 and narrow128
   const long swap128_tiles = rows * swap_rows;
-  const bool clusters = rows % 2 == 0 || rows >= ODD_ROWS ||
-                        (swap128_tiles < 2 * SMS && splits_last_wave(swap128_tiles, SMS));  // 2 × 1 ones pay
+  const bool clusters = rows % 2 == 0 || rows >= ODD_ROWS ||  // whether 2 × 1 clusters pay
+                        (swap128_tiles < 2 * SMS && splits_last_wave(swap128_tiles, SMS));
   const long wide_tiles = rows * ((n + 255) / 256);
   if (clusters && (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K))) {
     const long blocks = (rows + 1) / 2, wide_units = blocks * ((n + 255) / 256);
