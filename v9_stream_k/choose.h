@@ -93,9 +93,10 @@ constexpr Tile choose(int m, int n, int k) {
   const long swap128_tiles = rows * swap_rows;
   const bool clusters = rows % 2 == 0 || rows >= ODD_ROWS ||  // whether 2 × 1 clusters pay
                         (swap128_tiles < 2 * SMS && splits_last_wave(swap128_tiles, SMS));
+  const long blocks = (rows + 1) / 2;  // rows of 2 × 1 clusters
   const long wide_tiles = rows * ((n + 255) / 256);
   if (clusters && (wide_tiles >= WIDE_TILES || (wide_tiles >= WIDE_TILES_LONG_K && k >= LONG_K))) {
-    const long blocks = (rows + 1) / 2, wide_units = blocks * ((n + 255) / 256);
+    const long wide_units = blocks * ((n + 255) / 256);
     if (!splits_last_wave(wide_units, CLUSTERS)) return Tile::wide;
     if (wide_units < 6 * CLUSTERS && k <= SHORT_K_224 && !splits_last_wave(blocks * ((n + 223) / 224), CLUSTERS))
       return Tile::wide224;
@@ -108,7 +109,7 @@ constexpr Tile choose(int m, int n, int k) {
     if (narrow_rows * ((m + 63) / 64) <= SMS) return Tile::narrow64;
   }
   const double swap128 = wave_fill(swap128_tiles);
-  if (clusters && wave_fill((rows + 1) / 2 * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;
+  if (clusters && wave_fill(blocks * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;
   if (swap128_tiles < SMS && wave_fill(rows * narrow_rows) > swap128 + FILL_TIE) return Tile::narrow128;
   return Tile::swap128;
 }

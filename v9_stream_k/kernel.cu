@@ -52,7 +52,7 @@ constexpr int C_BOXES = 2;  // shared-memory boxes per consumer for the TMA stor
 template <typename Tiling>  // warpgroup 0 produces, the others consume
 constexpr int THREADS = hopper::warpgroup_threads * (1 + Tiling::CONSUMERS);
 // A box of C: one WGMMA's 64 rows of C_COLS two-byte elements, a row one span of 128-byte swizzle,
-// or of 64-byte swizzle where the tile's BN is not a multiple of 64 (wide160). A swapped tiling's
+// or of 64-byte swizzle where the tile's BN is not a multiple of 64 (wide224, wide160). A swapped tiling's
 // box is its BN rows of C by its consumer's 64 rows of D.
 template <typename Tiling>
 constexpr int C_COLS = Tiling::SWAP || Tiling::BN % 64 == 0 ? hopper::swizzle_bytes / 2 : hopper::swizzle_bytes / 4;
