@@ -57,8 +57,9 @@ using Narrow16 = Tiling<16, 8, true, 1, 64, 1>;
 constexpr long WIDE_TILES = 200;
 constexpr long WIDE_TILES_LONG_K = 100;
 constexpr int LONG_K = 8192;
-// Else swap128, unless a last wave is fuller by FILL_TIE: wide192's (N / 192 tiles), then, while
-// swap128 has fewer tiles than SMs, narrow128's (twice the tiles, one consumer).
+// Else swap128, unless a last wave is fuller by FILL_TIE: wide192's (N / 192 tiles), then with
+// K ≤ SHORT_K_224 wide224's, then, while swap128 has fewer tiles than SMs, narrow128's (twice the
+// tiles, one consumer).
 constexpr int SMS = 132;
 constexpr double FILL_TIE = 0.05;
 constexpr double wave_fill(long ctas) { return double(ctas) / double((ctas + SMS - 1) / SMS * SMS); }
@@ -110,6 +111,8 @@ constexpr Tile choose(int m, int n, int k) {
   }
   const double swap128 = wave_fill(swap128_tiles);
   if (clusters && wave_fill(blocks * 2 * ((n + 191) / 192)) > swap128 + FILL_TIE) return Tile::wide192;
+  if (clusters && k <= SHORT_K_224 && wave_fill(blocks * 2 * ((n + 223) / 224)) > swap128 + FILL_TIE)
+    return Tile::wide224;
   if (swap128_tiles < SMS && wave_fill(rows * narrow_rows) > swap128 + FILL_TIE) return Tile::narrow128;
   return Tile::swap128;
 }
