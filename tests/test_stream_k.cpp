@@ -58,19 +58,20 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   STATIC_REQUIRE(v9_stream_k::choose(128, 8192, 4096) == Tile::narrow128);
   STATIC_REQUIRE(v9_stream_k::choose(8192, 8192, 8192) == Tile::wide);
   // Above 128: the wide tile once it has 200 tiles (1.5 waves of 132 SMs), or 100 with K from 8192;
-  // else swap128, unless wide192's, wide224's (K ≤ 4096) or (below one wave of swap128's) narrow128's
-  // last wave is fuller.
+  // else swap128, unless the busiest of wide224 (K ≤ 4096), wide192 and wide160, or (below one wave
+  // of swap128's) narrow128, is busier by 0.05: C's area over what the waves' CTAs could compute.
   STATIC_REQUIRE(v9_stream_k::choose(512, 4096, 4096) == Tile::swap128);  // 64 wide tiles, 128 swap128
-  STATIC_REQUIRE(v9_stream_k::choose(512, 6144, 4096) == Tile::wide192);  // 192 swap128 (73%), 128 wide192
-  STATIC_REQUIRE(v9_stream_k::choose(256, 10240, 8192) == Tile::wide192);  // 160 (61%), 108 (82%)
-  STATIC_REQUIRE(v9_stream_k::choose(256, 14336, 4096) == Tile::wide224);  // 224 (85%), 128 wide224 (97%)
-  STATIC_REQUIRE(v9_stream_k::choose(512, 7168, 4096) == Tile::wide224);  // 224 (85%), 128 (97%)
+  STATIC_REQUIRE(v9_stream_k::choose(512, 6144, 4096) == Tile::wide192);  // swap128 0.73, wide192 0.97
+  STATIC_REQUIRE(v9_stream_k::choose(256, 10240, 8192) == Tile::wide160);  // 0.61; 0.69, 0.81, 0.97
+  STATIC_REQUIRE(v9_stream_k::choose(256, 14336, 4096) == Tile::wide224);  // 0.85; 0.97, 0.57, 0.68
+  STATIC_REQUIRE(v9_stream_k::choose(512, 7168, 4096) == Tile::wide224);  // 0.85; 0.97
   STATIC_REQUIRE(v9_stream_k::choose(256, 14336, 5120) == Tile::swap128);  // K over 4096: no wide224
+  STATIC_REQUIRE(v9_stream_k::choose(360, 9472, 4096) == Tile::swap128);  // 0.84; 3 rows: wide160 0.67
   STATIC_REQUIRE(v9_stream_k::choose(1024, 6144, 4096) == Tile::swap128);  // 384 and 256: both full, a tie
   STATIC_REQUIRE(v9_stream_k::choose(256, 4096, 4096) == Tile::narrow128);  // 64 swap128, 128 narrow128
   STATIC_REQUIRE(v9_stream_k::choose(1024, 1024, 1024) == Tile::narrow128);  // 64, 128
-  STATIC_REQUIRE(v9_stream_k::choose(768, 6144, 4096) == Tile::swap128);  // 288 (73%); narrow128's 576 not asked
-  STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 4096) == Tile::wide224);  // K short for wide; 200 (76%), 116 (88%)
+  STATIC_REQUIRE(v9_stream_k::choose(768, 6144, 4096) == Tile::wide160);  // 0.73; 0.62, 0.73, 0.87
+  STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 4096) == Tile::wide224);  // K short for wide; 0.76; 0.87
   STATIC_REQUIRE(v9_stream_k::choose(512, 6400, 8192) == Tile::wide);  // 100 wide tiles, K long
   // Wide tiles under two waves whose last stream-K would split: wide160 where its own waves are whole.
   STATIC_REQUIRE(v9_stream_k::choose(512, 10240, 8192) == Tile::wide160);  // 80 units (14 in the last), 128 (62)
