@@ -58,9 +58,9 @@ constexpr long WIDE_TILES = 200;
 constexpr long WIDE_TILES_LONG_K = 100;
 constexpr int LONG_K = 8192;
 // Else the busiest of wide224 (K ≤ SHORT_K_224), wide192 and wide160 if busier than swap128 by
-// FILL_TIE; then, while swap128 has fewer tiles than SMs, narrow128 (twice the tiles, one consumer).
+// BUSY_TIE; then, while swap128 has fewer tiles than SMs, narrow128 (twice the tiles, one consumer).
 constexpr int SMS = 132;
-constexpr double FILL_TIE = 0.05;
+constexpr double BUSY_TIE = 0.05;
 // Stream-K splits a last wave under four-fifths full (StreamKScheduler::plan).
 constexpr bool splits_last_wave(long units, long resident) {
   return units % resident != 0 && 5 * (units % resident) < 4 * resident;
@@ -107,8 +107,8 @@ constexpr Tile choose(int m, int n, int k) {
     if (k <= SHORT_K_16 && swap_rows * ((m + 15) / 16) <= SMS) return Tile::swap16;
     if (narrow_rows * ((m + 63) / 64) <= SMS) return Tile::narrow64;
   }
-  // Busy: C's area over what `ctas` CTAs of 128 rows of M by `width` of N compute in whole waves
-  // (padding, a cluster's idle CTA and a part-empty last wave count against a tiling).
+  // Busy: C's area, M in whole 128-row tiles, over what `ctas` CTAs of 128 × `width` compute in
+  // whole waves (N's padding, a cluster's idle CTA and a part-empty last wave count against it).
   const auto busy = [&](long ctas, int width) {
     return double(rows) * n / (double((ctas + SMS - 1) / SMS) * SMS * width);
   };
@@ -120,14 +120,14 @@ constexpr Tile choose(int m, int n, int k) {
     };
     const Candidate candidates[] = {{Tile::wide224, 224}, {Tile::wide192, 192}, {Tile::wide160, 160}};
     Tile best = Tile::swap128;
-    double most = swap128 + FILL_TIE;
+    double most = swap128 + BUSY_TIE;
     for (const Candidate& c : candidates) {
       const double b = busy(blocks * 2 * ((n + c.width - 1) / c.width), c.width);
       if ((c.tile != Tile::wide224 || k <= SHORT_K_224) && b > most) best = c.tile, most = b;
     }
     if (best != Tile::swap128) return best;
   }
-  if (swap128_tiles < SMS && busy(rows * narrow_rows, 64) > swap128 + FILL_TIE) return Tile::narrow128;
+  if (swap128_tiles < SMS && busy(rows * narrow_rows, 64) > swap128 + BUSY_TIE) return Tile::narrow128;
   return Tile::swap128;
 }
 // [/region:choose]
