@@ -60,6 +60,7 @@ TEST_CASE("choose: swapped tiles up to M = 128, growing with M; above, wide tile
   // Above 128: the wide tile once it has 200 tiles (1.5 waves of 132 SMs), or 100 with K from 8192;
   // else swap128, unless the busiest of wide224 (K ≤ 4096), wide192 and wide160, or (below one wave
   // of swap128's) narrow128, is busier by 0.05: C's area over what the waves' CTAs could compute.
+  // Busy values below: swap128's; then wide224's, wide192's, wide160's.
   STATIC_REQUIRE(v9_stream_k::choose(512, 4096, 4096) == Tile::swap128);  // 64 wide tiles, 128 swap128
   STATIC_REQUIRE(v9_stream_k::choose(512, 6144, 4096) == Tile::wide192);  // swap128 0.73, wide192 0.97
   STATIC_REQUIRE(v9_stream_k::choose(256, 10240, 8192) == Tile::wide160);  // 0.61; 0.69, 0.81, 0.97
