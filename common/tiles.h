@@ -19,6 +19,12 @@ __host__ __device__ P* align_up(P* p, uintptr_t alignment) {
   return reinterpret_cast<P*>((reinterpret_cast<uintptr_t>(p) + alignment - 1) & ~(alignment - 1));
 }
 
+// Stream-K's rule for the last wave of `units` on `resident` clusters (StreamKScheduler::plan): it
+// is split when it is part-empty and under four-fifths full. choose() in v9 predicts plans with it.
+__host__ __device__ constexpr bool splits_last_wave(long units, long resident) {
+  return units % resident != 0 && 5 * (units % resident) < 4 * resident;
+}
+
 // [region:grouped_tile]
 // A tile's place in the grid of output tiles: its index along M and along N (not elements).
 struct TileCoord {

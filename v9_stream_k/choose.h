@@ -1,6 +1,7 @@
 // v9's menu of tilings and the rules that pick one for a shape. Each rule is backed by a
 // measurement on docs/v9_stream_k.md; `build/bin/v9_tilings` measures every tiling on a shape.
 #pragma once
+#include "common/tiles.h"
 
 namespace v9_stream_k {
 
@@ -61,10 +62,7 @@ constexpr int LONG_K = 8192;
 // BUSY_TIE; then, while swap128 has fewer tiles than SMs, narrow128 (twice the tiles, one consumer).
 constexpr int SMS = 132;
 constexpr double BUSY_TIE = 0.05;
-// Stream-K splits a last wave under four-fifths full (StreamKScheduler::plan).
-constexpr bool splits_last_wave(long units, long resident) {
-  return units % resident != 0 && 5 * (units % resident) < 4 * resident;
-}
+using matmul::splits_last_wave;  // stream-K's rule for a last wave (common/tiles.h)
 // Where stream-K would split wide's last wave: wide224 if its own stays whole (under six waves of
 // SMS / 2 clusters, K ≤ SHORT_K_224); else, under two waves, wide160 if its stay whole.
 constexpr long CLUSTERS = SMS / 2;

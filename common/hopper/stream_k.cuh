@@ -53,7 +53,7 @@ struct StreamKScheduler {
     const int units = blocks_m * blocks_n;
     const int last_wave = units % resident;  // units of the last wave, 0 when it is full
     const StreamKScheduler whole{blocks_m, blocks_n, k_steps, units, 0, units < resident ? units : resident};
-    if (!split || last_wave == 0 || 5 * last_wave >= 4 * resident) return whole;
+    if (!split || !matmul::splits_last_wave(units, resident)) return whole;
     if (units < resident) {
       int pieces = resident / units;
       if (pieces > max_pieces) pieces = max_pieces;
