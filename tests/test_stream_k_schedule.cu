@@ -1,7 +1,8 @@
 // Stream-K's schedule (common/hopper/stream_k.cuh), walked on the host for every cluster of many
 // plans: every K-step of every unit is computed exactly once; each unit is whole, or one finisher
-// starts at K-step 0 and the contributors it waits for are exactly the clusters that computed the
-// rest of it, each contributing once at most; and the plan's choices of clusters and split.
+// ends at its last K-step and the contributors it waits for are exactly the clusters that computed
+// the rest of it, of lower index, each contributing once at most, before any piece it finishes;
+// and the plan's choices of clusters and split.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
@@ -25,7 +26,7 @@ std::vector<std::vector<hopper::Work>> walk(const Scheduler& s) {
 
 }  // namespace
 
-TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contributors are its other clusters") {
+TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contributors are lower clusters") {
   const int units_m = GENERATE(1, 2, 7, 16, 17, 33);
   const int units_n = GENERATE(1, 3, 8, 32);
   const int k_steps = GENERATE(1, 2, 9, 64, 224);
@@ -46,16 +47,16 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
     bool split_before = false;  // a split piece came earlier in this cluster's order
     for (const hopper::Work& w : work[size_t(c)]) {
       const bool split = w.k_begin > 0 || w.k_end < k_steps;
-      if (w.k_begin > 0) CHECK_FALSE(split_before);  // a contribution is the first split piece: done before any wait
+      if (w.k_end < k_steps) CHECK_FALSE(split_before);  // a contribution is the first split piece: done before any wait
       split_before = split_before || split;
       REQUIRE(w.unit >= 0);
       REQUIRE(w.unit < units);
       REQUIRE(w.k_begin < w.k_end);
       for (int k = w.k_begin; k < w.k_end; ++k) ++covered[size_t(w.unit)][size_t(k)];
-      if (w.k_begin > 0) {
+      if (w.k_end < k_steps) {
         contributors[w.unit].insert(c);
         ++contributions;
-      } else if (w.k_end < k_steps) {
+      } else if (w.k_begin > 0) {
         CHECK(finisher.count(w.unit) == 0);
         finisher[w.unit] = c;
       }
@@ -70,7 +71,7 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
     std::set<int> listed;
     for (int c = s.next_contributor(unit, finisher[unit]); c >= 0; c = s.next_contributor(unit, c)) listed.insert(c);
     CHECK(listed == from);
-    CHECK(*from.begin() > finisher[unit]);  // the finisher waits on clusters of higher index only
+    CHECK(*from.rbegin() < finisher[unit]);  // the finisher waits on clusters of lower index only
   }
   for (const auto& [unit, c] : finisher) CHECK(contributors.count(unit) == 1);
   if (s.whole_units == 0)  // split-K: at most max_pieces pieces per unit, so at most max_pieces - 1 contributors

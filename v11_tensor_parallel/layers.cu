@@ -1,7 +1,7 @@
 // The two layers in their three forms. Every GEMM is v9's (its chooser picks the tiling for the
-// chunk's shape), called without a TileQueue: stream-K's finisher waits for CTAs of its own grid,
-// and beside a communication kernel that holds SMs while it waits for a peer, that could wait
-// forever (docs/v11_tensor_parallel.md, Pitfalls).
+// chunk's shape), called without a TileQueue: stream-K splits its last wave over every SM, and
+// beside a communication kernel that holds SMs while it waits for a peer, its finishers would hold
+// SMs waiting while the rest of the grid waits for SMs (docs/v11_tensor_parallel.md).
 #include <stdexcept>
 #include <string>
 

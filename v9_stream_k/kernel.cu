@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(THREADS<Tiling>, 1)
     }
 
     // [region:fixup]
-    if (w.k_begin > 0) {  // a contributor: the partial tile to this CTA's slot, then its flag
+    if (w.k_end < scheduler.k_steps) {  // a contributor: the partial tile to this CTA's slot, then its flag
       float* mine = slot(blockIdx.x);
 #pragma unroll
       for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i)
@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(THREADS<Tiling>, 1)
       if (storer) hopper::raise_flag(&flags[blockIdx.x * hopper::TileQueue::flags_per_slot + consumer]);
       continue;
     }
-    if (w.k_end < scheduler.k_steps) {  // the finisher: the contributors' partials, in cluster order
+    if (w.k_begin > 0) {  // the finisher: the contributors' partials, from the nearest cluster down
       for (int from = scheduler.next_contributor(w.unit, cluster); from >= 0;
            from = scheduler.next_contributor(w.unit, from)) {
         const int cta = from * CLUSTER + int(rank);

@@ -12,9 +12,9 @@ namespace hopper {
 
 // K-steps [k_begin, k_end) of unit `unit`, or unit == no_more_tiles. Three kinds:
 //   - whole:       k_begin == 0 and k_end == k_steps: the cluster computes the tile and stores C;
-//   - contributor: k_begin > 0: it writes its fp32 partial tile to its slot and raises the flag;
-//   - finisher:    k_begin == 0, k_end < k_steps: it waits for the contributors' flags, adds
-//                  their partials in cluster order, and stores C.
+//   - contributor: k_end < k_steps: it writes its fp32 partial tile to its slot and raises the flag;
+//   - finisher:    k_begin > 0, k_end == k_steps: it waits for the contributors' flags, adds
+//                  their partials, nearest cluster first, and stores C.
 struct Work {
   int unit;
   int k_begin, k_end;
@@ -26,11 +26,14 @@ struct Work {
 // L2 together. The units after them, a last wave that would leave clusters idle, are cut into their
 // K-steps, and cluster c takes steps [begin(c), begin(c + 1)) of them: each cluster does the same
 // number of steps, so none waits idle on a last, half-empty wave.
-// A cluster's share starts where the previous one's ends, often inside a unit: its first unit is
-// then a contributor, done at once, and the unit's first K-steps are the previous cluster's last
-// work, done last; the finisher waits on contributors that finished long before. Each cluster
-// contributes at most once, so the slot of CTA blockIdx.x holds its only partial tile. The
-// finisher adds the partials in cluster order, always the same order: reruns are bit-identical.
+// A cluster's share starts where the previous one's ends, often inside a unit. A cluster walks its
+// share backwards, a unit at a time: first the piece at its end (a unit's first K-steps: a
+// contributor), last the piece at its start (a unit's last K-steps: that unit's finisher). So a
+// finisher waits only on clusters of lower index, which started before it and contributed first:
+// the grid needs no more than its CTAs starting in index order, not all of them on the GPU at
+// once (CUTLASS's stream-K walks backwards too). Each cluster contributes at most once, so the
+// slot of CTA blockIdx.x holds its only partial tile. The finisher adds the partials in the same
+// order every time: reruns are bit-identical.
 template <int GROUP, int CLUSTER_M = 1, int CLUSTER_N = 1>
 struct StreamKScheduler {
   int blocks_m, blocks_n;  // cluster blocks along M and N
@@ -65,14 +68,14 @@ struct StreamKScheduler {
   }
 
   // Cluster c's first work, and the work after w.
-  __host__ __device__ Work first(int c) const { return whole_units > 0 ? Work{c, 0, k_steps} : split(begin(c), c); }
+  __host__ __device__ Work first(int c) const { return whole_units > 0 ? Work{c, 0, k_steps} : split(begin(c + 1), c); }
 
   __host__ __device__ Work next(Work w, int c) const {
     if (w.unit < whole_units) {
       const int unit = w.unit + clusters;
-      return unit < whole_units ? Work{unit, 0, k_steps} : split(begin(c), c);
+      return unit < whole_units ? Work{unit, 0, k_steps} : split(begin(c + 1), c);
     }
-    return split(int64_t(w.unit - whole_units) * k_steps + w.k_end, c);
+    return split(int64_t(w.unit - whole_units) * k_steps + w.k_begin, c);
   }
 
   // The tile of unit `unit` that CTA `rank` of the cluster computes: TileScheduler's placement.
@@ -80,12 +83,12 @@ struct StreamKScheduler {
     return TileScheduler<GROUP, CLUSTER_M, CLUSTER_N>{0, blocks_m, blocks_n, nullptr}.tile(unit, rank);
   }
 
-  // For a finisher of `unit`: the next cluster after `c` that contributed to it, or -1. In order
-  // from the finisher's own cluster, these are the clusters whose share starts inside the unit,
-  // skipping the empty shares there are when the split steps are fewer than the clusters.
+  // For a finisher of `unit`: the next cluster below `c` that contributed to it, or -1. Down from
+  // the finisher's own cluster, these are the clusters whose share ends inside the unit, skipping
+  // the empty shares there are when the split steps are fewer than the clusters.
   __host__ __device__ int next_contributor(int unit, int c) const {
-    const int64_t unit_end = int64_t(unit - whole_units + 1) * k_steps;
-    for (int d = c + 1; d < clusters && begin(d) < unit_end; ++d)
+    const int64_t unit_begin = int64_t(unit - whole_units) * k_steps;
+    for (int d = c - 1; d >= 0 && begin(d + 1) > unit_begin; --d)
       if (begin(d + 1) > begin(d)) return d;
     return -1;
   }
@@ -100,13 +103,13 @@ struct StreamKScheduler {
   // The first split step of cluster c's share; begin(clusters) is the end of the last share.
   __host__ __device__ int64_t begin(int c) const { return int64_t(split_units) * k_steps * c / clusters; }
 
-  // Cluster c's work from split step s to the end of its unit or of its share.
-  __host__ __device__ Work split(int64_t s, int c) const {
-    const int64_t end = begin(c + 1);
-    if (s >= end) return {no_more_tiles, 0, 0};
-    const int unit = int(s / k_steps), k_begin = int(s % k_steps);
-    const int64_t k_end = k_begin + (end - s);
-    return {whole_units + unit, k_begin, int(k_end < k_steps ? k_end : k_steps)};
+  // Cluster c's work that ends at split step e: back to the start of its unit or of its share.
+  __host__ __device__ Work split(int64_t e, int c) const {
+    const int64_t start = begin(c);
+    if (e <= start) return {no_more_tiles, 0, 0};
+    const int unit = int((e - 1) / k_steps);
+    const int64_t unit_begin = int64_t(unit) * k_steps;
+    return {whole_units + unit, int((start > unit_begin ? start : unit_begin) - unit_begin), int(e - unit_begin)};
   }
 };
 // [/region:stream_k]

@@ -13,10 +13,9 @@
 //   - a queue belongs to the device it was made on; a launch on another device refuses it.
 //   - making one allocates (about 17 MB on a 132-SM GPU) and synchronizes: make it before a stream
 //     capture, not during one.
-//   - stream-K's finisher waits for CTAs of its own grid with higher indices: it relies on all of
-//     the grid's CTAs being on the GPU at once, as a grid of at most one CTA per SM is when nothing
-//     else holds SMs. Another kernel that holds SMs until it ends delays it; another stream-K launch
-//     holding SMs while it waits on its own CTAs could hang both (docs/v9_stream_k.md, Pitfalls).
+//   - stream-K's finisher waits for CTAs of its own grid with lower indices: it relies only on a
+//     grid's CTAs starting in index order, so a launch that starts in parts, beside other kernels
+//     holding SMs, still finishes (docs/v9_stream_k.md, Pitfalls).
 // A call that passes no queue uses a static schedule instead, which needs no state at all.
 #pragma once
 
