@@ -47,7 +47,7 @@ TEST_CASE("stream-K: each K-step once; each split unit one finisher, whose contr
     bool split_before = false;  // a split piece came earlier in this cluster's order
     for (const hopper::Work& w : work[size_t(c)]) {
       const bool split = w.k_begin > 0 || w.k_end < k_steps;
-      if (w.k_end < k_steps) CHECK_FALSE(split_before);  // a contribution is the first split piece: done before any wait
+      if (w.k_end < k_steps) CHECK_FALSE(split_before);  // a contribution is the first split piece, before any wait
       split_before = split_before || split;
       REQUIRE(w.unit >= 0);
       REQUIRE(w.unit < units);
