@@ -335,8 +335,13 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const T* p = Tiling::SWAP ? b : a;
   const T* q = Tiling::SWAP ? a : b;
   const int rows = Tiling::SWAP ? n : m, cols = Tiling::SWAP ? m : n;
-  const CUtensorMap a_map = hopper::make_tile_map(p, hopper::tile_map_params(rows, k, BM, BK));
-  const CUtensorMap b_map = hopper::make_tile_map(q, hopper::tile_map_params(cols, k, BN, BK));
+  // A swapped tile of at most 64 columns streams P (W), each byte read once: L2 promotion's
+  // early fetch of the next K-step only slows that stream (docs/v9_stream_k.md).
+  hopper::TileMapParams p_params = hopper::tile_map_params(rows, k, BM, BK);
+  hopper::TileMapParams q_params = hopper::tile_map_params(cols, k, BN, BK);
+  p_params.promote_l2 = q_params.promote_l2 = !(Tiling::SWAP && BN <= 64);
+  const CUtensorMap a_map = hopper::make_tile_map(p, p_params);
+  const CUtensorMap b_map = hopper::make_tile_map(q, q_params);
   // TMA needs C's row pitch to be a multiple of 16 bytes; otherwise the kernel stores directly.
   const bool tma_store = n % 8 == 0;
   // A box of C: one WGMMA's 64 rows by C_COLS, or with a swapped tiling BN rows (of M) by C_COLS.

@@ -27,6 +27,10 @@ struct TileMapParams {
   uint32_t box[2];  // {box_cols, box_rows} in elements
   uint32_t box_bytes;  // what one copy delivers, out-of-bounds zero fill included
   uint32_t swizzle;  // bytes of the swizzle span: the box row's, 128 or 64
+  // Whether a miss in L2 fetches 256 bytes around the line asked for. The neighbour is the next
+  // K-step's: a prefetch that pays where tiles reread their operands, and costs a stream read once
+  // (v9's narrow swapped tiles, docs/v9_stream_k.md).
+  bool promote_l2 = true;
 };
 
 // Throws std::invalid_argument naming the violated rule: the row pitch a multiple of 16 bytes,
