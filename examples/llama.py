@@ -8,7 +8,7 @@ The model is transformers' LlamaForCausalLM built from a config with Llama-3-8B'
 weights: nothing is downloaded. Both runs use the same weights: hopper_matmul.Linear shares each
 nn.Linear's parameters, and the two are swapped in and out. Printed:
   - prefill of a 2048-token prompt: the logits' largest difference relative to their largest value,
-    the share of positions whose argmax agrees, and each one's time (median of 5, the two timed in
+    the share of positions whose argmax agrees, and each one's time (median of 15, the two timed in
     turns, so that neither always runs on the GPU the other has just heated);
   - greedy decoding, batch 1 and 16, 32 steps, each step replayed from a CUDA graph (where Python's
     overhead would otherwise hide the kernels): whether the tokens are identical (where a sequence
@@ -58,7 +58,7 @@ class Switch:
             setattr(parent, name, twin if ours else child)
 
 
-def median_ms(runs, repeats=5):
+def median_ms(runs, repeats=15):
     """Each run's median time, the runs timed in turns (a, b, a, b, ...); the first turn warms up.
     A run is a pair: what to do before the clock starts, and what it times."""
     times = [[] for _ in runs]
