@@ -44,6 +44,7 @@ TEST_CASE("tile map parameters for a K-major operand with a 128 x 64 box") {
   CHECK(p.box[1] == 128);
   CHECK(p.box_bytes == 128 * 64 * 2);
   CHECK(p.swizzle == 128);
+  CHECK(p.promote_l2);  // every rung's default; only v9's streamed operands turn it off
 }
 
 TEST_CASE("tile map parameters for a box of 64-byte rows take 64-byte swizzle") {
