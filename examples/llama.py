@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A Llama model run with its linear layers on a rung of the course, against PyTorch's own (cuBLAS).
 
-    python3 examples/llama.py [--version v9_stream_k] [--layers 4] [--dtype fp16]
+    python3 examples/llama.py [--version v9_stream_k] [--layers 4] [--dtype fp16] [--math-attention]
 
 The model is transformers' LlamaForCausalLM built from a config with Llama-3-8B's shapes (hidden
 4096, MLP 14336, 32 query and 8 key-value heads, vocabulary 128256) and a few layers of random
@@ -14,8 +14,12 @@ nn.Linear's parameters, and the two are swapped in and out. Printed:
     overhead would otherwise hide the kernels): whether the tokens are identical (where a sequence
     differs, how far apart the top two logits were where it first does), and the time per step,
     the mean of two decodings in turns (PyTorch's, the rung's, again each); each one's second
-    decoding is also compared with its first. Where the model's decode step cannot be captured,
-    the error is printed and eager steps are timed instead.
+    decoding is also compared with its first, and both with a third: the linear layers in fp32,
+    rounded. Where the model's decode step cannot be captured, the error is printed and eager
+    steps are timed instead.
+PyTorch's fused attention kernels do not return the same bits from run to run at batch 16, so a
+run differs from itself where two logits tie; --math-attention runs attention as plain matmuls and
+softmax instead: slower, but the same tokens every run.
 Needs a Hopper GPU, torch, transformers and the built library (make build).
 """
 
@@ -57,6 +61,10 @@ class Switch:
         for (parent, name, child), twin in zip(self.places, self.ours):
             setattr(parent, name, twin if ours else child)
 
+    def use_fp32(self):
+        for parent, name, child in self.places:
+            setattr(parent, name, Fp32Linear(child))
+
 
 def median_ms(runs, repeats=15):
     """Each run's median time, the runs timed in turns (a, b, a, b, ...); the first turn warms up.
@@ -87,9 +95,22 @@ def static_cache(model, batch, length, dtype):
 
 
 def greedy(logits):
-    """Each row's token (its largest logit) and its margin: how far the next largest is below."""
-    top = logits.topk(2, dim=-1)
-    return top.indices[:, :1], (top.values[:, 0] - top.values[:, 1]).float()
+    """Each row's token (its largest logit; of equal ones the first, as topk's order among ties can
+    change from run to run) and its margin: how far the next largest is below."""
+    top = logits.topk(2, dim=-1).values
+    return logits.argmax(-1, keepdim=True), (top[:, 0] - top[:, 1]).float()
+
+
+class Fp32Linear(torch.nn.Module):
+    """An nn.Linear computed in fp32 and rounded to its dtype: a third correct GEMM, to show how
+    often two of them pick different greedy tokens."""
+
+    def __init__(self, linear):
+        super().__init__()
+        self.weight = linear.weight.float()
+
+    def forward(self, x):
+        return torch.nn.functional.linear(x.float(), self.weight).to(x.dtype)
 
 
 def decode(model, prompt, dtype):
@@ -141,15 +162,22 @@ def main():
     parser.add_argument("--version", default=hm.DEFAULT_VERSION, help=f"the rung (default {hm.DEFAULT_VERSION})")
     parser.add_argument("--layers", type=int, default=4, help="decoder layers (default 4)")
     parser.add_argument("--dtype", choices=("fp16", "bf16"), default="fp16")
+    parser.add_argument("--math-attention", action="store_true",
+                        help="attention without the fused kernels: the same bits every run")
     args = parser.parse_args()
     if args.version not in hm.versions():
         parser.error(f"--version {args.version}: not a rung ({', '.join(hm.versions())})")
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
+    if args.math_attention:  # scaled_dot_product_attention's math backend alone
+        torch.backends.cuda.enable_flash_sdp(False)
+        torch.backends.cuda.enable_mem_efficient_sdp(False)
+        torch.backends.cuda.enable_cudnn_sdp(False)
     model = build(args.layers, dtype)
     switch = Switch(model, args.version)
     name = {False: "PyTorch (cuBLAS)", True: args.version}
     print(f"model: Llama-3-8B shapes, {args.layers} layers, {args.dtype}, random weights; "
-          f"{len(switch.places)} linear layers on {args.version}")
+          f"{len(switch.places)} linear layers on {args.version}"
+          + ("; attention without fused kernels" if args.math_attention else ""))
 
     torch.manual_seed(1)
     prompt = torch.randint(0, model.config.vocab_size, (1, PROMPT), device="cuda")
@@ -183,6 +211,9 @@ def main():
                 switch.use(ours)
                 again[ours], _, ms_again, _ = decode(model, prompt, dtype)
                 ms[ours] = (ms[ours] + ms_again) / 2
+            switch.use_fp32()
+            fp32_tokens = decode(model, prompt, dtype)[0]
+            switch.use(False)
         how = "CUDA graphs" if not any(why.values()) else "eager steps (capture failed: " + (why[False] or why[True]) + ")"
         differ = (tokens[False] != tokens[True]).any(1)
         same = "yes" if not differ.any() else f"no, {int(differ.sum())} of {batch} sequences differ"
@@ -191,6 +222,9 @@ def main():
         for ours in (False, True):
             print(f"  {name[ours]} run again: {int((tokens[ours] != again[ours]).any(1).sum())} of {batch} "
                   "sequences differ from its first run")
+        for ours in (False, True):
+            print(f"  linear layers in fp32, rounded to {args.dtype}: {int((fp32_tokens != tokens[ours]).any(1).sum())} "
+                  f"of {batch} sequences differ from {name[ours]}'s")
         for row in differ.nonzero().flatten().tolist():  # where each diverges, and how close that choice was
             step = int((tokens[False][row] != tokens[True][row]).nonzero()[0])
             print(f"  sequence {row} differs from token {step}: there {name[False]}'s top two logits are "
