@@ -223,8 +223,9 @@ def main():
             print(f"  {name[ours]} run again: {int((tokens[ours] != again[ours]).any(1).sum())} of {batch} "
                   "sequences differ from its first run")
         for ours in (False, True):
-            print(f"  linear layers in fp32, rounded to {args.dtype}: {int((fp32_tokens != tokens[ours]).any(1).sum())} "
-                  f"of {batch} sequences differ from {name[ours]}'s")
+            fp32_differ = int((fp32_tokens != tokens[ours]).any(1).sum())
+            print(f"  linear layers in fp32, rounded to {args.dtype}: {fp32_differ} of {batch} sequences differ "
+                  f"from {name[ours]}'s")
         for row in differ.nonzero().flatten().tolist():  # where each diverges, and how close that choice was
             step = int((tokens[False][row] != tokens[True][row]).nonzero()[0])
             print(f"  sequence {row} differs from token {step}: there {name[False]}'s top two logits are "
