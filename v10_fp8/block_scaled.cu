@@ -218,6 +218,12 @@ __global__ void __launch_bounds__(THREADS, 1)
   if (consumer == 1) hopper::named_barrier_arrive(their_turn, TURN_THREADS);
   hopper::PipelineState<STAGES> read;
   hopper::trace::Lane lane(hopper::trace::consumer, consumer);
+  // The QGMMAs' descriptors: made once, for stage 0, and moved along in 16-byte units (the start
+  // address field), all from values the warp shares: a shuffle from lane 0 tells ptxas so, and it
+  // keeps them in uniform registers instead of moving four registers into them before each QGMMA.
+  constexpr uint64_t desc_high = hopper::make_smem_descriptor(0) & ~uint64_t(0xFFFFFFFF);
+  const uint32_t desc_a0 = __shfl_sync(0xFFFFFFFF, uint32_t(hopper::smem_descriptor(&smem.a[0][consumer_row * BK])), 0);
+  const uint32_t desc_b0 = __shfl_sync(0xFFFFFFFF, uint32_t(hopper::smem_descriptor(&smem.b[0][0])), 0);
   for (;;) {
     lane.mark(hopper::trace::wait_full);
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
@@ -263,6 +269,9 @@ __global__ void __launch_bounds__(THREADS, 1)
           bottom[h][i] = smem.scale_a[read.stage][row + 8] * sb;
         }
       }
+      const uint32_t stage = __shfl_sync(0xFFFFFFFF, read.stage, 0);
+      const uint32_t desc_a = desc_a0 + stage * uint32_t(sizeof(smem.a[0]) / 16);
+      const uint32_t desc_b = desc_b0 + stage * uint32_t(sizeof(smem.b[0]) / 16);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {  // the tile's two halves of columns, one B scale block each
         hopper::named_barrier_sync(my_turn, TURN_THREADS);
@@ -273,11 +282,9 @@ __global__ void __launch_bounds__(THREADS, 1)
           for (int i = 0; i < CONSUMER_ROWS / hopper::wgmma_m; ++i) {
             // Moving along K inside a swizzled row: 32 elements = 32 bytes further; the hardware
             // applies the swizzle to the address it computes.
-            const uint64_t desc_a = hopper::smem_descriptor(
-                &smem.a[read.stage][(consumer_row + i * hopper::wgmma_m) * BK + kk * hopper::wgmma_k_fp8]);
-            const uint64_t desc_b =
-                hopper::smem_descriptor(&smem.b[read.stage][h * HALF * BK + kk * hopper::wgmma_k_fp8]);
-            hopper::wgmma<Element, HALF>(acc[i], desc_a, desc_b, kk > 0);
+            hopper::wgmma<Element, HALF>(
+                acc[i], desc_high | (desc_a + (i * hopper::wgmma_m * BK + kk * hopper::wgmma_k_fp8) / 16),
+                desc_high | (desc_b + (h * HALF * BK + kk * hopper::wgmma_k_fp8) / 16), kk > 0);
           }
         }
         hopper::wgmma_commit();
