@@ -7,8 +7,9 @@
 // CUDA cores. That is also the cure for FP8 WGMMA's short accumulator (about 14 bits): no sum in
 // it spans more than 128 products. The sum of a 64 × 256 consumer tile takes 128 registers, so the
 // products come 128 columns at a time (one B scale block each) into 64 more; the registers left
-// no longer hold a deferred C, which goes out at once, as in v7. The consumers take turns issuing,
-// so that while one promotes the other's WGMMAs keep the tensor cores busy. The producer brings
+// no longer hold a deferred C, which goes out at once, as in v7. While one consumer promotes, the
+// other's WGMMAs keep the tensor cores busy: nothing orders the two (turns, measured, cost more
+// than they saved once the descriptors were uniform; docs/v10_fp8.md). The producer brings
 // each K-step's scales with its tiles (bulk copies into the stage). Otherwise kernel.cu's kernel,
 // without a cluster.
 #include <cuda.h>
@@ -208,14 +209,6 @@ __global__ void __launch_bounds__(THREADS, 1)
       for (uint32_t peer = 0; peer < CLUSTER; ++peer)
         if (peer != rank) hopper::mbarrier_arrive_cluster(&smem.pipe.empty[at.stage], peer);
   };
-  // The consumers take turns issuing their QGMMAs, half a tile at a time. Left to themselves they
-  // issue together, their QGMMAs finish together, and both promote while the tensor cores idle;
-  // in turns, one promotes while the other's QGMMAs run. Two named barriers carry the turn: a
-  // consumer waits at its own (with the other's arrival) before it issues, and arrives at the
-  // other's once it has. Consumer 0 goes first.
-  const int my_turn = 3 + consumer, their_turn = 3 + (1 - consumer);  // 1 and 2 are the consumers' own
-  constexpr int TURN_THREADS = 2 * hopper::warpgroup_threads;
-  if (consumer == 1) hopper::named_barrier_arrive(their_turn, TURN_THREADS);
   hopper::PipelineState<STAGES> read;
   hopper::trace::Lane lane(hopper::trace::consumer, consumer);
   // The QGMMAs' descriptors: made once, for stage 0, and moved along in 16-byte units (the start
@@ -229,7 +222,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     const int index = smem.tile[read.stage];
     if (index == hopper::no_more_tiles) {
-      if (consumer == 0) hopper::named_barrier_sync(my_turn, TURN_THREADS);  // consumer 1's last turn, unclaimed
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
       if constexpr (CLUSTER > 1)
         hopper::cluster_sync();  // no peer still arrives on this CTA's barriers once it has left
@@ -274,7 +266,6 @@ __global__ void __launch_bounds__(THREADS, 1)
       const uint32_t desc_b = desc_b0 + stage * uint32_t(sizeof(smem.b[0]) / 16);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {  // the tile's two halves of columns, one B scale block each
-        hopper::named_barrier_sync(my_turn, TURN_THREADS);
         hopper::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BK / hopper::wgmma_k_fp8; ++kk) {  // one K-step, one scale block of K
@@ -288,7 +279,6 @@ __global__ void __launch_bounds__(THREADS, 1)
           }
         }
         hopper::wgmma_commit();
-        hopper::named_barrier_arrive(their_turn, TURN_THREADS);
         hopper::wgmma_wait<0>();  // the promotion reads these products: the other consumer's WGMMAs run meanwhile
         // Promotion: sum += acc · scale_a(row) · scale_b. Before it, after the second half, the stage
         // goes back to the producer: its tiles are read and its scales are in registers.
