@@ -221,8 +221,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     lane.mark(hopper::trace::wait_full);
     smem.pipe.consumer_wait(read);  // the next tile's first K-step, or the signal to stop
     // Lane 0's label, for the whole warp: ptxas can then prove that the warp takes every branch of
-    // this loop together, and the descriptors stay uniform with no shuffle of the stage a K-step
-    // (two register moves instead of a shuffle and four; 2-4% faster, docs/v10_fp8.md).
+    // this loop together, and the descriptors stay uniform without a shuffle of the stage and a
+    // warp sync before each K-step's first QGMMA (2-4% faster, docs/v10_fp8.md).
     const int index = __shfl_sync(0xFFFFFFFF, smem.tile[read.stage], 0);
     if (index == hopper::no_more_tiles) {
       if (storer) hopper::tma_store_wait_all();  // the last stores read shared memory and land before exit
