@@ -494,8 +494,9 @@ std::string fp8_usage(const std::string& program) {
          program +
          " --precision [--json FILE]   the accumulation error over K\n"
          "C (bf16) = A·Bᵀ with A and B in e4m3, checked against an fp64 reference and timed against\n"
-         "cuBLASLt's FP8 GEMM (with its promotion, and with fast accumulation). Defaults: sizes\n"
-         "4096,8192,16384, both scalings, 10 warm-up and 30 timed launches of each kernel.\n";
+         "cuBLASLt's FP8 GEMM (with its promotion, and with fast accumulation), the block-scaled form\n"
+         "also against the per-tensor form, launch by launch. Defaults: sizes 4096,8192,16384, both\n"
+         "scalings, 10 warm-up and 30 timed launches of each kernel.\n";
 }
 
 std::string tensor_parallel_usage(const std::string& program) {

@@ -36,7 +36,8 @@ int row_step_for(Shape s) {
 // The version and cuBLASLt on one problem, with and without its promotion. cuBLASLt may have no
 // algorithm for a small or ragged shape (its FP8 rules are stricter than the version's): then the
 // version runs alone. A block-scaled problem is timed against cuBLASLt's block modes where it has
-// them for the shape, else against its per-tensor mode (the same work; its C is then not compared).
+// them for the shape, else against its per-tensor mode (the same work; its C is then not compared),
+// and against the version's own per-tensor form: the block form's cost, both timed alike.
 struct Kernels {
   Fp8Problem& p;
   const Fp8Version& v;
@@ -56,17 +57,26 @@ struct Kernels {
     }
     std::printf("%s runs alone\n", v.name.c_str());
   }
-  void ours(cudaStream_t s) {
-    const Shape sh = p.shape();
-    v.entry(p.scaling())(p.a(), p.b(), p.c(), int(sh.m), int(sh.n), int(sh.k), p.scale_a(), p.scale_b(), s, &queue);
-  }
+  void ours(cudaStream_t s) { run(p.scaling(), s); }
+  // The version's per-tensor form on a block-scaled problem, for timing only: the same work, each
+  // tensor's first block scale taken as its one scale.
+  void tensor_form(cudaStream_t s) { run(Scaling::tensor, s); }
+  bool times_tensor_form() const { return p.scaling() == Scaling::block; }
+  // Ours first, then cuBLASLt's two modes where it runs, then (block rows) the per-tensor form.
   std::vector<Launch> launches() {
     std::vector<Launch> l{[this](cudaStream_t s) { ours(s); }};
     if (lt) {
       l.push_back([this](cudaStream_t s) { lt->run(s); });
       l.push_back([this](cudaStream_t s) { lt_fast->run(s); });
     }
+    if (times_tensor_form()) l.push_back([this](cudaStream_t s) { tensor_form(s); });
     return l;
+  }
+
+ private:
+  void run(Scaling scaling, cudaStream_t s) {
+    const Shape sh = p.shape();
+    v.entry(scaling)(p.a(), p.b(), p.c(), int(sh.m), int(sh.n), int(sh.k), p.scale_a(), p.scale_b(), s, &queue);
   }
 };
 
@@ -146,6 +156,12 @@ bool bench(const Fp8Version& v, Shape s, Scaling scaling, const Fp8Options& o, n
     row["ratio_to_cublaslt"] = lt / ours;
     row["ratio_to_cublaslt_fast"] = fast / ours;
     row["cublaslt_scaling"] = k.same_product ? scaling_name(scaling) : "tensor";
+  }
+  if (k.times_tensor_form()) {  // the block form against the per-tensor form, launch by launch
+    const double tensor = summarize(ms.back()).median;
+    std::printf("  per-tensor form %7.1f (%.3fx)", tflops(s, tensor), tensor / ours);
+    row["tensor_form_ms"] = tensor;
+    row["ratio_to_tensor_form"] = tensor / ours;
   }
   std::printf("\n");
   if (power.sm_clock_mhz) row["sm_clock_mhz"] = *power.sm_clock_mhz;
