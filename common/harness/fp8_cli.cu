@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/check.h"
@@ -167,12 +168,13 @@ bool bench(const Fp8Version& v, Shape s, Scaling scaling, const Fp8Options& o, n
   if (power.sm_clock_mhz) row["sm_clock_mhz"] = *power.sm_clock_mhz;
   if (power.power_w) row["power_w"] = *power.power_w;
   if (o.sustain_s > 0 && k.lt && s.m == 8192 && s.n == 8192 && s.k == 8192) {
-    for (const auto& [name, launch] :
-         {std::pair{v.name, launches[0]}, std::pair{std::string("cublaslt"), launches[1]}}) {
+    const Scaling lt_scaling = k.same_product ? scaling : Scaling::tensor;
+    for (const auto& [name, launch, mode] : {std::tuple{v.name, launches[0], scaling},
+                                             std::tuple{std::string("cublaslt"), launches[1], lt_scaling}}) {
       const SustainedRun r = time_sustained(launch, o.sustain_s);
       const double t = tflops(s, r.ms_per_launch);
       std::printf("sustained %-8s %-6s 8192^3  %7.1f TFLOPS  %6.0f MHz  %5.0f W  %.2f TFLOPS/W\n", name.c_str(),
-                  scaling_name(scaling), t, r.power.sm_clock_mhz.value_or(0), r.power.power_w.value_or(0),
+                  scaling_name(mode), t, r.power.sm_clock_mhz.value_or(0), r.power.power_w.value_or(0),
                   r.power.power_w ? t / *r.power.power_w : 0);
       row["sustained"][name] = {{"tflops", t}, {"launches", r.launches}};
       if (r.power.sm_clock_mhz) row["sustained"][name]["sm_clock_mhz"] = *r.power.sm_clock_mhz;
