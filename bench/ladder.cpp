@@ -170,16 +170,18 @@ void print_shape(size_t index, size_t total, const std::vector<Run>& runs, doubl
 void print_summary(const std::vector<RunRecord>& runs, double hbm_gbps) {
   std::printf(
       "\nper dtype and kernel, over the shapes: the geometric mean of the ratio to cuBLAS, the worst shape, and the\n"
-      "lowest bandwidth of W at M <= %lld on the layers of %.0f MB or more (HBM read limit %.2f TB/s)\n",
+      "lowest bandwidth of W at M <= %lld on the layers of %.0f MB or more (its share of the HBM read limit, %.2f TB/s;\n"
+      "and what our read kernel reaches over that layer's bytes, timed alike)\n",
       (long long)summary_max_m, large_layer_bytes / 1e6, hbm_gbps / 1e3);
   std::printf("%-5s %-26s %8s %8s  %-26s %s\n", "dtype", "kernel", "geomean", "worst", "worst at m x n x k",
-              "min W TB/s");
+              "min W TB/s, read of W");
   for (const SuiteSummary& s : summarize_suite(runs)) {
-    char shape[64], tbps[32] = "-";
+    char shape[64], tbps[48] = "-";
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld %s", (long long)s.worst_shape.m, (long long)s.worst_shape.n,
                   (long long)s.worst_shape.k, layer_name(s.worst_shape.n, s.worst_shape.k).c_str());
     if (s.min_weight_tbps)
-      std::snprintf(tbps, sizeof tbps, "%.2f (%.0f%%)", *s.min_weight_tbps, 100 * *s.min_weight_tbps * 1e3 / hbm_gbps);
+      std::snprintf(tbps, sizeof tbps, "%.2f (%.0f%%), read %.2f", *s.min_weight_tbps,
+                    100 * *s.min_weight_tbps * 1e3 / hbm_gbps, s.min_weight_read_tbps.value_or(NAN));
     std::printf("%-5s %-26s %7.3fx %7.3fx  %-26s %s\n", dtype_name(s.dtype), s.version.c_str(), s.geomean_ratio,
                 s.worst_ratio, shape, tbps);
   }
@@ -204,18 +206,29 @@ int llm_suite(const LadderOptions& o, const std::vector<const Version*>& kernels
   results.hbm_read_gbps = hbm_read_gbps(flush, o.timing);
   std::printf("HBM read limit: %.0f GB/s (our read kernel over %zu GiB, the median of %d reads)\n",
               *results.hbm_read_gbps, hbm_read_bytes >> 30, o.timing.iters);
+  // The same read over each layer's W: a kernel that only streams W reaches no more at that size.
+  std::vector<double> layer_read_gbps;
+  for (const Layer& layer : llm_layers) {
+    const double bytes = weight_bytes(layer.n, layer.k);
+    layer_read_gbps.push_back(hbm_read_gbps(flush, o.timing, size_t(bytes)));
+    std::printf("  over %-11s W, %6.1f MB: %.0f GB/s\n", layer.name, bytes / 1e6, layer_read_gbps.back());
+  }
   const size_t total = o.dtypes.size() * std::size(llm_tokens) * std::size(llm_layers);
   size_t index = 0;
   for (DType t : o.dtypes) {
     for (int64_t m : llm_tokens) {
-      for (const Layer& layer : llm_layers) {
+      for (size_t l = 0; l < std::size(llm_layers); ++l) {
+        const Layer& layer = llm_layers[l];
         const auto start = std::chrono::steady_clock::now();
         std::vector<Run> runs;
         for (const Version* v : kernels) runs.push_back({v, {}, 0, ""});
         Workspace w(t, {m, layer.n, layer.k});
         measure(w, runs, o.timing, before);
         for (Run& run : runs) {
-          if (m <= bandwidth_max_m) run.record.weight_gbps = weight_gbps(run.record);
+          if (m <= bandwidth_max_m) {
+            run.record.weight_gbps = weight_gbps(run.record);
+            run.record.read_gbps = layer_read_gbps[l];
+          }
           results.runs.push_back(run.record);
         }
         print_shape(++index, total, runs, seconds_since(start));

@@ -67,7 +67,7 @@ TEST_CASE("the suite runs every kernel from v6_tma_store on, by its place in the
 }
 
 TEST_CASE("the summary: geometric mean and worst shape of the ratio, lowest W bandwidth at M <= 16 on large layers") {
-  const std::vector<RunRecord> runs{
+  std::vector<RunRecord> runs{
       run("v6_tma_store", DType::fp16, 1, 57344, 8192, 0.25, 0.5),  // 939.5 MB of W in 0.25 ms: 3.758 TB/s
       run("v6_tma_store", DType::fp16, 16, 4096, 14336, 0.04, 2.0),  // 117.4 MB in 0.04 ms: 2.936 TB/s, the lowest
       run("v6_tma_store", DType::fp16, 1, 4096, 4096, 0.1, 1.0),  // 0.336 TB/s, but W is 33.6 MB: not counted
@@ -76,6 +76,11 @@ TEST_CASE("the summary: geometric mean and worst shape of the ratio, lowest W ba
       run("v6_tma_store", DType::bf16, 8192, 8192, 8192, 2.0, 0.8),  // a dtype of its own, no decode run
   };
   CHECK_THAT(weight_gbps(runs[0]), WithinRel(3758.096384, 1e-12));
+  // The plain read of each run's W: the summary keeps the one of the run with the lowest bandwidth.
+  runs[0].read_gbps = 4500.0;
+  runs[1].read_gbps = 3480.0;
+  runs[2].read_gbps = 2000.0;
+  runs[3].read_gbps = 4500.0;
 
   const std::vector<SuiteSummary> s = summarize_suite(runs);
   REQUIRE(s.size() == 3);  // in the order the runs first name them
@@ -86,14 +91,17 @@ TEST_CASE("the summary: geometric mean and worst shape of the ratio, lowest W ba
   CHECK((s[0].worst_shape.m == 1 && s[0].worst_shape.n == 57344 && s[0].worst_shape.k == 8192));
   REQUIRE(s[0].min_weight_tbps);
   CHECK_THAT(*s[0].min_weight_tbps, WithinRel(2.9360128, 1e-12));
+  CHECK(s[0].min_weight_read_tbps == 3.48);  // 4096 × 14336's, not a larger layer's or a smaller M's
 
   CHECK((s[1].version == "cublas" && s[1].runs == 1 && s[1].geomean_ratio == 1.0));
   CHECK_THAT(s[1].min_weight_tbps.value_or(0), WithinRel(7.516192768, 1e-12));
+  CHECK_FALSE(s[1].min_weight_read_tbps);  // its run has no read
 
   CHECK((s[2].version == "v6_tma_store" && s[2].dtype == DType::bf16));
   CHECK_THAT(s[2].geomean_ratio, WithinRel(0.8, 1e-12));
   CHECK((s[2].worst_ratio == 0.8 && s[2].worst_shape.m == 8192));
   CHECK_FALSE(s[2].min_weight_tbps);  // no run at M <= 16
+  CHECK_FALSE(s[2].min_weight_read_tbps);
 
   CHECK(summarize_suite({}).empty());
 }

@@ -109,6 +109,7 @@ def bad_inputs(tmp):
     hbm_text = write_changed(tmp, "hbm_text", LLM_FIXTURE, lambda doc: doc.update(hbm_read_gbps="fast"))
     bad_bandwidth = write_changed(tmp, "bad_bandwidth", LLM_FIXTURE,
                                   lambda doc: doc["runs"][0].update(weight_gbps=None))
+    bad_read = write_changed(tmp, "bad_read", LLM_FIXTURE, lambda doc: doc["runs"][0].update(read_gbps="fast"))
     out = os.path.join(tmp, "rejected")
     return [
         ("malformed JSON", [malformed, "--out", out]),
@@ -123,6 +124,7 @@ def bad_inputs(tmp):
         ("--upto on an LLM-suite file", [LLM_FIXTURE, "--out", out, "--upto", "v6_tma_store"]),
         ("an HBM read limit that is not a number", [hbm_text, "--out", out]),
         ("a bandwidth of W that is not a number", [bad_bandwidth, "--out", out]),
+        ("a read of W that is not a number", [bad_read, "--out", out]),
     ]
 
 

@@ -174,18 +174,22 @@ TEST_CASE("a peer's run is marked in the file and read back as one; files withou
   CHECK_THROWS_WITH(parse_results(text), ContainsSubstring("not a results file"));
 }
 
-TEST_CASE("the LLM suite's weight bandwidth and HBM read limit are read back; a ladder file holds neither") {
-  CHECK_THAT(to_json_text(sample()), !ContainsSubstring("weight_gbps") && !ContainsSubstring("hbm_read_gbps"));
+TEST_CASE("the LLM suite's weight bandwidth, its plain read and the HBM read limit are read back; a ladder file holds none") {
+  CHECK_THAT(to_json_text(sample()), !ContainsSubstring("weight_gbps") && !ContainsSubstring("read_gbps"));  // nor hbm_
   CHECK_FALSE(parse_results(to_json_text(sample())).hbm_read_gbps);
   Results in = sample();
   in.hbm_read_gbps = 4321.5;
   in.runs[0].weight_gbps = 3758.25;
+  in.runs[0].read_gbps = 3480.5;
   std::string text = to_json_text(in);
-  CHECK_THAT(text, ContainsSubstring("\"hbm_read_gbps\": 4321.5") && ContainsSubstring("\"weight_gbps\": 3758.25"));
+  CHECK_THAT(text, ContainsSubstring("\"hbm_read_gbps\": 4321.5") && ContainsSubstring("\"weight_gbps\": 3758.25") &&
+                       ContainsSubstring("\"read_gbps\": 3480.5"));
   const Results out = parse_results(text);
   CHECK(out.hbm_read_gbps == 4321.5);
   CHECK(out.runs[0].weight_gbps == 3758.25);
+  CHECK(out.runs[0].read_gbps == 3480.5);
   CHECK_FALSE(out.runs[1].weight_gbps);  // written only where measured
+  CHECK_FALSE(out.runs[1].read_gbps);
   CHECK(to_json_text(out) == text);
   text.replace(text.find("\"hbm_read_gbps\": 4321.5"), 23, "\"hbm_read_gbps\": \"fast\"");
   CHECK_THROWS_WITH(parse_results(text), ContainsSubstring("not a results file"));

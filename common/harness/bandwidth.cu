@@ -68,14 +68,14 @@ L2Flush::L2Flush() : buffer_(zeroed(twice_the_l2())), sink_(zeroed(sizeof(unsign
 
 void L2Flush::operator()(cudaStream_t stream) const { read_all(buffer_, sink_, blocks_, stream); }
 
-double hbm_read_gbps(const L2Flush& flush, const TimingFlags& t) {
-  const DeviceBuffer data = zeroed(hbm_read_bytes), sink = zeroed(sizeof(unsigned));
+double hbm_read_gbps(const L2Flush& flush, const TimingFlags& t, size_t bytes) {
+  const DeviceBuffer data = zeroed(bytes), sink = zeroed(sizeof(unsigned));
   const unsigned blocks = full_grid();
   const std::vector<Launch> read{[&](cudaStream_t s) { read_all(data, sink, blocks, s); }};
   const Launch before = [&](cudaStream_t s) { flush(s); };
   warm_up(read, t.warmup, nullptr, before);
   const Samples ms = time_rounds(read, t.iters, nullptr, before);
-  return double(hbm_read_bytes) / (summarize(ms[0]).median * 1e-3) / 1e9;
+  return double(bytes) / (summarize(ms[0]).median * 1e-3) / 1e9;
 }
 
 }  // namespace matmul

@@ -55,9 +55,11 @@ std::vector<SuiteSummary> summarize_suite(const std::vector<RunRecord>& runs) {
         s.worst_ratio = r.ratio_vs_cublas;
         s.worst_shape = {r.m, r.n, r.k};
       }
-      if (r.m <= summary_max_m && weight_bytes(r.n, r.k) >= large_layer_bytes)
-        s.min_weight_tbps =
-            std::min(s.min_weight_tbps.value_or(std::numeric_limits<double>::infinity()), weight_gbps(r) / 1e3);
+      if (r.m <= summary_max_m && weight_bytes(r.n, r.k) >= large_layer_bytes &&
+          weight_gbps(r) / 1e3 < s.min_weight_tbps.value_or(std::numeric_limits<double>::infinity())) {
+        s.min_weight_tbps = weight_gbps(r) / 1e3;
+        s.min_weight_read_tbps = r.read_gbps ? std::optional<double>(*r.read_gbps / 1e3) : std::nullopt;
+      }
     }
     s.geomean_ratio = std::exp(log_sum / s.runs);
     summaries.push_back(s);

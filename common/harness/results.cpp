@@ -112,6 +112,7 @@ json run_json(const RunRecord& r, int sm_count) {
             {"tensor_util", optional_json(tensor_util(r.tflops, r.sm_clock_mhz, sm_count))}};
   if (r.peer) j["peer"] = true;
   if (r.weight_gbps) j["weight_gbps"] = *r.weight_gbps;
+  if (r.read_gbps) j["read_gbps"] = *r.read_gbps;
   if (r.sustained)
     j["sustained"] = {{"seconds", r.sustained->seconds},
                       {"version", kernel_json(r.sustained->version, sm_count)},
@@ -141,6 +142,7 @@ void from_json(const json& j, RunRecord& r) {
   r.power_w = optional_if_present<double>(j, "power_w");
   r.peer = j.value("peer", false);
   r.weight_gbps = optional_if_present<double>(j, "weight_gbps");
+  r.read_gbps = optional_if_present<double>(j, "read_gbps");
   if (j.contains("sustained"))
     r.sustained = Sustained{j["sustained"].at("seconds").get<double>(), kernel_from(j["sustained"].at("version")),
                             kernel_from(j["sustained"].at("cublas"))};

@@ -43,8 +43,9 @@ struct RunRecord {
   std::optional<Sustained> sustained;  // only where a sustained run was asked for
   bool peer = false;  // a peer's run (Version::peer); written only when true, absent in older files
   // The LLM suite's runs up to llm_suite.h's bandwidth_max_m: W's bytes (n·k elements) over
-  // ms_median, in GB/s; written only then.
-  std::optional<double> weight_gbps;
+  // ms_median, in GB/s; written only then. With it, read_gbps: our read kernel over the same bytes,
+  // timed alike (bandwidth.h's hbm_read_gbps), what a plain read of W reaches at this size.
+  std::optional<double> weight_gbps, read_gbps;
 };
 
 // A run the ladder left out, and why (a version too slow for a size).
