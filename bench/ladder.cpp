@@ -170,18 +170,20 @@ void print_shape(size_t index, size_t total, const std::vector<Run>& runs, doubl
 void print_summary(const std::vector<RunRecord>& runs, double hbm_gbps) {
   std::printf(
       "\nper dtype and kernel, over the shapes: the geometric mean of the ratio to cuBLAS, the worst shape, and the\n"
-      "lowest bandwidth of W at M <= %lld on the layers of %.0f MB or more (its share of the HBM read limit, %.2f TB/s;\n"
-      "and what our read kernel reaches over that layer's bytes, timed alike)\n",
+      "lowest bandwidth of W at M <= %lld on the layers of %.0f MB or more: its share of the HBM read limit (%.2f TB/s),\n"
+      "its shape, and what our read kernel reaches over that layer's bytes alone, timed alike\n",
       (long long)summary_max_m, large_layer_bytes / 1e6, hbm_gbps / 1e3);
   std::printf("%-5s %-26s %8s %8s  %-26s %s\n", "dtype", "kernel", "geomean", "worst", "worst at m x n x k",
-              "min W TB/s, read of W");
+              "min W TB/s");
   for (const SuiteSummary& s : summarize_suite(runs)) {
-    char shape[64], tbps[48] = "-";
+    char shape[64], tbps[96] = "-";
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld %s", (long long)s.worst_shape.m, (long long)s.worst_shape.n,
                   (long long)s.worst_shape.k, layer_name(s.worst_shape.n, s.worst_shape.k).c_str());
     if (s.min_weight_tbps)
-      std::snprintf(tbps, sizeof tbps, "%.2f (%.0f%%), read %.2f", *s.min_weight_tbps,
-                    100 * *s.min_weight_tbps * 1e3 / hbm_gbps, s.min_weight_read_tbps.value_or(NAN));
+      std::snprintf(tbps, sizeof tbps, "%.2f (%.0f%%) at %lldx%lldx%lld %s, read %.2f", *s.min_weight_tbps,
+                    100 * *s.min_weight_tbps * 1e3 / hbm_gbps, (long long)s.min_weight_shape.m,
+                    (long long)s.min_weight_shape.n, (long long)s.min_weight_shape.k,
+                    layer_name(s.min_weight_shape.n, s.min_weight_shape.k).c_str(), s.min_weight_read_tbps.value_or(NAN));
     std::printf("%-5s %-26s %7.3fx %7.3fx  %-26s %s\n", dtype_name(s.dtype), s.version.c_str(), s.geomean_ratio,
                 s.worst_ratio, shape, tbps);
   }

@@ -92,6 +92,7 @@ TEST_CASE("the summary: geometric mean and worst shape of the ratio, lowest W ba
   REQUIRE(s[0].min_weight_tbps);
   CHECK_THAT(*s[0].min_weight_tbps, WithinRel(2.9360128, 1e-12));
   CHECK(s[0].min_weight_read_tbps == 3.48);  // 4096 × 14336's, not a larger layer's or a smaller M's
+  CHECK((s[0].min_weight_shape.m == 16 && s[0].min_weight_shape.n == 4096 && s[0].min_weight_shape.k == 14336));
 
   CHECK((s[1].version == "cublas" && s[1].runs == 1 && s[1].geomean_ratio == 1.0));
   CHECK_THAT(s[1].min_weight_tbps.value_or(0), WithinRel(7.516192768, 1e-12));

@@ -63,9 +63,10 @@ struct SuiteSummary {
   double worst_ratio = 0;  // the lowest ratio_vs_cublas, and its shape
   Shape worst_shape{0, 0, 0};
   // The lowest weight bandwidth in TB/s over the runs at M <= summary_max_m on layers of at least
-  // large_layer_bytes; absent without such a run. With it, that run's read_gbps in TB/s (a plain read
-  // of the same bytes), where the run has one.
+  // large_layer_bytes; absent without such a run. With it, that run's shape and its read_gbps in TB/s
+  // (a plain read of the same bytes), where the run has one.
   std::optional<double> min_weight_tbps, min_weight_read_tbps;
+  Shape min_weight_shape{0, 0, 0};
 };
 
 // One summary per dtype and kernel, in the order `runs` first names them.
