@@ -31,7 +31,7 @@ class L2Flush {
 inline constexpr size_t hbm_read_bytes = size_t(2) << 30;
 
 // The HBM read limit of the current device in GB/s (10^9 bytes a second): our own read kernel
-// (16-byte loads, grid-stride, every SM full) over `bytes`, timed like the suite's kernels
+// (16-byte loads, grid-stride, four blocks on every SM) over `bytes`, timed like the suite's kernels
 // (`t.warmup` untimed launches, then the median of `t.iters`, each after `flush`). Over a layer's
 // bytes it is what a plain read of W reaches in that time: a launch pays a fixed cost that the
 // 2 GiB read spreads thin and a 117 MB one does not (docs/v9_stream_k.md).
