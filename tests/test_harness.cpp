@@ -4,7 +4,10 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
+#include "common/harness/bandwidth.h"
 #include "common/harness/cublas.h"
 #include "common/harness/fill.h"
 #include "common/harness/harness.h"
@@ -150,4 +153,20 @@ TEST_CASE("inputs are fresh for every check, random, and scaled so C has unit va
   const double rms = std::sqrt(sum2 / double(s.m * s.n));
   CHECK(rms > 0.9);
   CHECK(rms < 1.1);
+}
+
+TEST_CASE("the read kernel of the HBM read limit reads every word once, the last partial round included") {
+  require_hopper_or_skip();
+  // Word i holds i · 2654435761 (a different sum for any word skipped or read twice); the sizes leave
+  // a last round partly empty: 5 16-byte loads, under one per thread, and a million plus a remainder.
+  for (const size_t loads : {size_t(5), size_t(1) << 20 | 12345}) {
+    std::vector<uint32_t> words(loads * 4);
+    uint32_t want = 0;
+    for (size_t i = 0; i < words.size(); ++i) want += words[i] = uint32_t(i) * 2654435761u;
+    DeviceBuffer data(words.size() * sizeof(uint32_t));
+    CUDA_CHECK(cudaMemcpy(data.get(), words.data(), data.bytes(), cudaMemcpyHostToDevice));
+    CHECK(read_sum(data.get(), data.bytes()) == want);
+    CHECK(read_sum(data.get(), data.bytes() - 16) == want - (words[words.size() - 4] + words[words.size() - 3] +
+                                                             words[words.size() - 2] + words[words.size() - 1]));
+  }
 }

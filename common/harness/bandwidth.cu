@@ -43,8 +43,8 @@ unsigned read_grid() {
   return unsigned(sms * read_blocks_per_sm);
 }
 
-void read_all(const DeviceBuffer& data, const DeviceBuffer& sink, unsigned blocks, cudaStream_t stream) {
-  read_kernel<<<blocks, read_threads, 0, stream>>>(static_cast<const uint4*>(data.get()), data.bytes() / sizeof(uint4),
+void read_all(const void* data, size_t bytes, const DeviceBuffer& sink, unsigned blocks, cudaStream_t stream) {
+  read_kernel<<<blocks, read_threads, 0, stream>>>(static_cast<const uint4*>(data), bytes / sizeof(uint4),
                                                    static_cast<unsigned*>(sink.get()));
   CUDA_CHECK(cudaGetLastError());
 }
@@ -67,16 +67,24 @@ size_t twice_the_l2() {
 
 L2Flush::L2Flush() : buffer_(zeroed(twice_the_l2())), sink_(zeroed(sizeof(unsigned))), blocks_(read_grid()) {}
 
-void L2Flush::operator()(cudaStream_t stream) const { read_all(buffer_, sink_, blocks_, stream); }
+void L2Flush::operator()(cudaStream_t stream) const { read_all(buffer_.get(), buffer_.bytes(), sink_, blocks_, stream); }
 
 double hbm_read_gbps(const L2Flush& flush, const TimingFlags& t, size_t bytes) {
   const DeviceBuffer data = zeroed(bytes), sink = zeroed(sizeof(unsigned));
   const unsigned blocks = read_grid();
-  const std::vector<Launch> read{[&](cudaStream_t s) { read_all(data, sink, blocks, s); }};
+  const std::vector<Launch> read{[&](cudaStream_t s) { read_all(data.get(), bytes, sink, blocks, s); }};
   const Launch before = [&](cudaStream_t s) { flush(s); };
   warm_up(read, t.warmup, nullptr, before);
   const Samples ms = time_rounds(read, t.iters, nullptr, before);
   return double(bytes) / (summarize(ms[0]).median * 1e-3) / 1e9;
+}
+
+unsigned read_sum(const void* data, size_t bytes) {
+  const DeviceBuffer sink = zeroed(sizeof(unsigned));
+  read_all(data, bytes, sink, read_grid(), nullptr);
+  unsigned sum = 0;
+  CUDA_CHECK(cudaMemcpy(&sum, sink.get(), sizeof sum, cudaMemcpyDeviceToHost));
+  return sum;
 }
 
 }  // namespace matmul
