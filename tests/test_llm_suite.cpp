@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "bench/all_kernels.h"
+#include "common/harness/bandwidth.h"
 #include "common/harness/llm_suite.h"
 
 using namespace matmul;
@@ -105,4 +106,9 @@ TEST_CASE("the summary: geometric mean and worst shape of the ratio, lowest W ba
   CHECK_FALSE(s[2].min_weight_read_tbps);
 
   CHECK(summarize_suite({}).empty());
+}
+
+TEST_CASE("the read kernel refuses a size it cannot read in whole 16-byte loads, before it touches the GPU") {
+  CHECK_THROWS_WITH(read_sum(nullptr, 100),
+                    "a read of 100 bytes: the read kernel reads multiples of 16 bytes");
 }

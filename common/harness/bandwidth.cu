@@ -1,6 +1,8 @@
 #include "common/harness/bandwidth.h"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/check.h"
@@ -43,6 +45,13 @@ unsigned read_grid() {
   return unsigned(sms * read_blocks_per_sm);
 }
 
+// The kernel reads 16 bytes a load: a size it cannot read whole is refused, before anything is launched.
+void check_read_bytes(size_t bytes) {
+  if (bytes % sizeof(uint4) != 0)
+    throw std::invalid_argument("a read of " + std::to_string(bytes) + " bytes: the read kernel reads multiples of " +
+                                std::to_string(sizeof(uint4)) + " bytes");
+}
+
 void read_all(const void* data, size_t bytes, const DeviceBuffer& sink, unsigned blocks, cudaStream_t stream) {
   read_kernel<<<blocks, read_threads, 0, stream>>>(static_cast<const uint4*>(data), bytes / sizeof(uint4),
                                                    static_cast<unsigned*>(sink.get()));
@@ -70,6 +79,7 @@ L2Flush::L2Flush() : buffer_(zeroed(twice_the_l2())), sink_(zeroed(sizeof(unsign
 void L2Flush::operator()(cudaStream_t stream) const { read_all(buffer_.get(), buffer_.bytes(), sink_, blocks_, stream); }
 
 double hbm_read_gbps(const L2Flush& flush, const TimingFlags& t, size_t bytes) {
+  check_read_bytes(bytes);
   const DeviceBuffer data = zeroed(bytes), sink = zeroed(sizeof(unsigned));
   const unsigned blocks = read_grid();
   const std::vector<Launch> read{[&](cudaStream_t s) { read_all(data.get(), bytes, sink, blocks, s); }};
@@ -80,6 +90,7 @@ double hbm_read_gbps(const L2Flush& flush, const TimingFlags& t, size_t bytes) {
 }
 
 unsigned read_sum(const void* data, size_t bytes) {
+  check_read_bytes(bytes);
   const DeviceBuffer sink = zeroed(sizeof(unsigned));
   read_all(data, bytes, sink, read_grid(), nullptr);
   unsigned sum = 0;

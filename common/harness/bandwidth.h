@@ -38,8 +38,8 @@ inline constexpr size_t hbm_read_bytes = size_t(2) << 30;
 double hbm_read_gbps(const L2Flush& flush, const TimingFlags& t, size_t bytes = hbm_read_bytes);
 
 // What each of those reads computes, once, on the legacy stream: the sum of the 32-bit words of
-// `bytes` (a multiple of 16) at `data`, modulo 2^32. A test checks with it that every word is read
-// once, the last round's included.
+// `bytes` at `data`, modulo 2^32. A test checks with it that every word is read once, the last
+// round's included. Both refuse a `bytes` that is not a multiple of 16 (std::invalid_argument).
 unsigned read_sum(const void* data, size_t bytes);
 
 }  // namespace matmul
