@@ -175,7 +175,7 @@ TEST_CASE("a peer's run is marked in the file and read back as one; files withou
 }
 
 TEST_CASE("the LLM suite's weight bandwidth, its plain read and the HBM read limit are read back; a ladder file holds none") {
-  CHECK_THAT(to_json_text(sample()), !ContainsSubstring("weight_gbps") && !ContainsSubstring("read_gbps"));  // nor hbm_
+  CHECK_THAT(to_json_text(sample()), !ContainsSubstring("weight_gbps") && !ContainsSubstring("read_gbps"));  // nor hbm_read_gbps
   CHECK_FALSE(parse_results(to_json_text(sample())).hbm_read_gbps);
   Results in = sample();
   in.hbm_read_gbps = 4321.5;

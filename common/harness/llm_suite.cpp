@@ -55,9 +55,10 @@ std::vector<SuiteSummary> summarize_suite(const std::vector<RunRecord>& runs) {
         s.worst_ratio = r.ratio_vs_cublas;
         s.worst_shape = {r.m, r.n, r.k};
       }
+      const double tbps = weight_gbps(r) / 1e3;
       if (r.m <= summary_max_m && weight_bytes(r.n, r.k) >= large_layer_bytes &&
-          weight_gbps(r) / 1e3 < s.min_weight_tbps.value_or(std::numeric_limits<double>::infinity())) {
-        s.min_weight_tbps = weight_gbps(r) / 1e3;
+          tbps < s.min_weight_tbps.value_or(std::numeric_limits<double>::infinity())) {
+        s.min_weight_tbps = tbps;
         s.min_weight_shape = {r.m, r.n, r.k};
         s.min_weight_read_tbps = r.read_gbps ? std::optional<double>(*r.read_gbps / 1e3) : std::nullopt;
       }
