@@ -5,6 +5,7 @@
 //   forbid OP               OP never appears
 //   forbid_in_mma_loop OP   OP never appears in the loop around the HGMMAs
 //   require_in_mma_loop OP  OP appears in the loop around the HGMMAs of at least one kernel
+//   require_operand OP TEXT OP appears with TEXT in its operands at least once
 // and `#` starts a comment line. A new version adds its own sass.txt; nothing here changes.
 #include <catch2/catch_test_macros.hpp>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "matmul_versions.h"
@@ -31,6 +33,7 @@ struct SassRule {
   std::vector<std::string> forbidden;  // none may appear
   std::vector<std::string> forbidden_in_mma_loop;  // none may appear in the loop around the HGMMAs
   std::vector<std::string> required_in_mma_loop;  // each must appear in some kernel's loop around the HGMMAs
+  std::vector<std::pair<std::string, std::string>> required_operand;  // (OP, TEXT): OP with TEXT in its operands
 };
 
 // A sass.txt read: `rule`, or why it could not be read in `error` (naming the file and the line).
@@ -46,11 +49,21 @@ LoadedRule parse_rules(std::istream& text, const std::string& where) {
   for (std::string line; std::getline(text, line);) {
     ++number;
     std::istringstream words(line);
-    std::string keyword, op, extra;
+    std::string keyword, op, text, extra;
     words >> keyword;
     if (keyword.empty() || keyword[0] == '#') continue;
-    words >> op >> extra;
     const std::string at = where + ":" + std::to_string(number) + ": ";
+    if (keyword == "require_operand") {
+      words >> op >> text >> extra;
+      if (text.empty() || !extra.empty()) {
+        out.error = at + "'" + line + "' is not require_operand, one opcode and one operand text, e.g. " +
+                    "`require_operand UTMALDG.2D desc[`";
+        return out;
+      }
+      out.rule.required_operand.emplace_back(op, text);
+      continue;
+    }
+    words >> op >> extra;
     std::vector<std::string>* list = keyword == "require"               ? &out.rule.required
                                      : keyword == "forbid"              ? &out.rule.forbidden
                                      : keyword == "forbid_in_mma_loop"  ? &out.rule.forbidden_in_mma_loop
@@ -58,7 +71,8 @@ LoadedRule parse_rules(std::istream& text, const std::string& where) {
                                                                         : nullptr;
     if (list == nullptr) {
       out.error =
-          at + "unknown keyword '" + keyword + "' (known: require, forbid, forbid_in_mma_loop, require_in_mma_loop)";
+          at + "unknown keyword '" + keyword +
+          "' (known: require, forbid, forbid_in_mma_loop, require_in_mma_loop, require_operand)";
       return out;
     }
     if (op.empty() || !extra.empty()) {
@@ -149,6 +163,14 @@ size_t count(const std::vector<Kernel>& functions, const std::string& pattern) {
   return n;
 }
 
+// How many `pattern` instructions have `text` in their operands.
+size_t count_with_operand(const std::vector<Kernel>& functions, const std::string& pattern, const std::string& text) {
+  size_t n = 0;
+  for (const Kernel& f : functions)
+    for (const Instruction& in : f) n += matches(in.op, pattern) && in.operands.find(text) != std::string::npos;
+  return n;
+}
+
 // How many `pattern` instructions a kernel's main loop holds: the loop is the range from the
 // target of the first backward branch after the last HGMMA (a branch to at or before the first
 // HGMMA) to that branch; without such a branch, the range from the first HGMMA to the last.
@@ -200,6 +222,8 @@ TEST_CASE("SASS parsing reads cuobjdump's instruction lines and finds the MMA lo
   CHECK(count(functions, "SYNCS.ARRIVE") == 1);
   CHECK(count(functions, "SYNC") == 0);  // a prefix must end at a '.'
   CHECK(count(functions, "BAR.SYNC") == 4);
+  CHECK(count_with_operand(functions, "HGMMA", "gsb0") == 1);  // 0x30's operands, not 0x20's
+  CHECK(count_with_operand(functions, "BAR.SYNC", "gsb0") == 0);
   CHECK(count_in_mma_loop(f, "BAR.SYNC") == 1);  // 0x50, inside the loop 0x20-0x60; not 0x10 or 0x70
   CHECK(count_in_mma_loop(functions[1], "BAR.SYNC") == 0);  // no HGMMA, no loop
 }
@@ -208,13 +232,18 @@ TEST_CASE("sass.txt parsing: rules by keyword, comments skipped, bad files refus
   {
     std::istringstream text(
         "# what this file is\n\nrequire HGMMA\n  forbid FFMA\nforbid_in_mma_loop BAR.SYNC\nrequire_in_mma_loop STSM\n# "
-        "forbid X\n");
+        "forbid X\nrequire_operand UTMALDG.2D desc[\n");
     const LoadedRule r = parse_rules(text, "v9/sass.txt");
     CHECK(r.error.empty());
     CHECK(r.rule.required == std::vector<std::string>{"HGMMA"});
     CHECK(r.rule.forbidden == std::vector<std::string>{"FFMA"});
     CHECK(r.rule.forbidden_in_mma_loop == std::vector<std::string>{"BAR.SYNC"});
     CHECK(r.rule.required_in_mma_loop == std::vector<std::string>{"STSM"});
+    CHECK(r.rule.required_operand == std::vector<std::pair<std::string, std::string>>{{"UTMALDG.2D", "desc["}});
+  }
+  {
+    std::istringstream text("require HGMMA\nrequire_operand UTMALDG.2D\n");
+    CHECK(parse_rules(text, "v9/sass.txt").error.find("v9/sass.txt:2: ") == 0);
   }
   {
     std::istringstream text("require HGMMA\nforbidden FFMA\n");
@@ -266,6 +295,10 @@ TEST_CASE("each version's SASS has the instructions of its technique and no loca
       INFO("required in the loop around the HGMMAs of at least one kernel: " << op);
       CHECK(std::any_of(functions.begin(), functions.end(),
                         [&](const Kernel& f) { return count_in_mma_loop(f, op) > 0; }));
+    }
+    for (const auto& [op, text] : r.required_operand) {
+      INFO("required " << op << " with " << text << " in its operands");
+      CHECK(count_with_operand(functions, op, text) > 0);
     }
     for (const std::string& op : forbidden_everywhere) {
       INFO("forbidden everywhere: " << op);

@@ -56,6 +56,10 @@ constexpr int THREADS = hopper::warpgroup_threads * (1 + Tiling::CONSUMERS);
 // box is its BN rows of C by its consumer's 64 rows of D.
 template <typename Tiling>
 constexpr int C_COLS = Tiling::SWAP || Tiling::BN % 64 == 0 ? hopper::swizzle_bytes / 2 : hopper::swizzle_bytes / 4;
+// A swapped tile of at most 64 columns streams P (W): one CTA reads each byte once. Its tensor map asks
+// for no L2 promotion and its loads for early eviction (both measured, docs/v9_stream_k.md).
+template <typename Tiling>
+constexpr bool STREAMS_P = Tiling::SWAP && Tiling::BN <= 64;
 // [/region:constants]
 
 // [region:registers]
@@ -141,6 +145,7 @@ __global__ void __launch_bounds__(THREADS<Tiling>, 1)
       uint16_t row = 0, column = 0;  // the ranks of this CTA's cluster row and column
       for (int j = 0; j < CLUSTER_N; ++j) row |= uint16_t(1u << (j * CLUSTER_M + rank_m));
       for (int i = 0; i < CLUSTER_M; ++i) column |= uint16_t(1u << (rank_n * CLUSTER_M + i));
+      const uint64_t stream_policy = hopper::l2_evict_first();  // for P's lines, where STREAMS_P
       hopper::trace::Lane lane(hopper::trace::producer);
       const int cluster = scheduler.cluster_index();
       for (hopper::Work w = scheduler.first(cluster); w.unit != hopper::no_more_tiles; w = scheduler.next(w, cluster)) {
@@ -151,7 +156,9 @@ __global__ void __launch_bounds__(THREADS<Tiling>, 1)
           smem.pipe.producer_wait(write);
           lane.mark(hopper::trace::load);
           uint64_t* full = smem.pipe.producer_expect(write, sizeof(smem.a[0]) + sizeof(smem.b[0]));
-          if (CLUSTER_N == 1)
+          if (STREAMS_P<Tiling>)
+            hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM, stream_policy);
+          else if (CLUSTER_N == 1)
             hopper::tma_load_2d(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM);
           else if (rank_n == 0)
             hopper::tma_load_2d_multicast(smem.a[write.stage], &a_map, full, k_tile * BK, tile.m * BM, row);
@@ -335,12 +342,11 @@ void launch(const T* a, const T* b, T* c, int m, int n, int k, cudaStream_t stre
   const T* p = Tiling::SWAP ? b : a;
   const T* q = Tiling::SWAP ? a : b;
   const int rows = Tiling::SWAP ? n : m, cols = Tiling::SWAP ? m : n;
-  // A swapped tile of at most 64 columns streams P (W), each byte read once: L2 promotion's early
-  // fetch of the next K-step slowed that stream. Both maps go without it, as measured
-  // (docs/v9_stream_k.md).
+  // Where P streams, L2 promotion's early fetch of the next K-step slowed the stream. Both maps go
+  // without it, as measured (docs/v9_stream_k.md).
   hopper::TileMapParams p_params = hopper::tile_map_params(rows, k, BM, BK);
   hopper::TileMapParams q_params = hopper::tile_map_params(cols, k, BN, BK);
-  p_params.promote_l2 = q_params.promote_l2 = !(Tiling::SWAP && BN <= 64);
+  p_params.promote_l2 = q_params.promote_l2 = !STREAMS_P<Tiling>;
   const CUtensorMap a_map = hopper::make_tile_map(p, p_params);
   const CUtensorMap b_map = hopper::make_tile_map(q, q_params);
   // TMA needs C's row pitch to be a multiple of 16 bytes; otherwise the kernel stores directly.

@@ -42,6 +42,27 @@ __device__ inline void prefetch_tensormap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 
+// [region:tma_load_evict_first]
+// An L2 cache policy (PTX ISA, createpolicy) that makes the lines a load brings in the first the L2
+// evicts when it needs room: for data read once, which should not push out what is read again.
+__device__ inline uint64_t l2_evict_first() {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// tma_load_2d with an L2 cache policy (l2_evict_first) for the lines it reads; the SASS shows it as
+// UTMALDG's desc[...] operand.
+__device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, uint64_t* bar, int col, int row,
+                                   uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(smem_addr(bar)), "l"(policy)
+      : "memory");
+}
+// [/region:tma_load_evict_first]
+
 // [region:tma_load_multicast]
 // tma_load_2d for a cluster: one copy, delivered to `dst` and completing `bar` at the same offsets
 // in the shared memory of every CTA whose bit is set in `ctas` (bit r: rank r), this one included
