@@ -56,11 +56,12 @@ constexpr int THREADS = hopper::warpgroup_threads * (1 + Tiling::CONSUMERS);
 // box is its BN rows of C by its consumer's 64 rows of D.
 template <typename Tiling>
 constexpr int C_COLS = Tiling::SWAP || Tiling::BN % 64 == 0 ? hopper::swizzle_bytes / 2 : hopper::swizzle_bytes / 4;
+// [/region:constants]
+
 // A swapped tile of at most 64 columns streams P (W): one CTA reads each byte once. Its tensor map asks
 // for no L2 promotion and its loads for early eviction (both measured, docs/v9_stream_k.md).
 template <typename Tiling>
 constexpr bool STREAMS_P = Tiling::SWAP && Tiling::BN <= 64;
-// [/region:constants]
 
 // [region:registers]
 // One block per SM: 65,536 registers, 168 each at launch for 384 threads (a multiple of 8), 255 (a
