@@ -107,6 +107,7 @@ __global__ void __launch_bounds__(THREADS<Tiling>, 1)
   static_assert(PRODUCER_REGISTERS + CONSUMERS * CONSUMER_REGISTERS <= (1 + CONSUMERS) * LAUNCH_REGISTERS<Tiling>,
                 "the consumers claim more registers than the producer frees");
   static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 CTAs");
+  static_assert(!STREAMS_P<Tiling> || CLUSTER_N == 1, "a streamed P is loaded by each CTA, not multicast");
   static_assert(STAGES > MMAS_IN_FLIGHT, "the stage being computed and those in flight are all held");
   static_assert(BM * BN <= hopper::TileQueue::partial_floats, "a partial tile fits a slot of the queue");
   constexpr int C_COLS = v9_stream_k::C_COLS<Tiling>;
